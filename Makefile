@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make                build xps_steer.ko for the running kernel (KDIR= to override)
+# make demo           boot a QEMU guest and show steering per CPU
+# make check          lint, build and run the test suite in a QEMU guest
+# make clean
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+
+all: modules
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+
+check:
+	test/check.sh
+
+demo:
+	test/demo.sh
+
+.PHONY: all modules clean check demo

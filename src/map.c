@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The per-CPU queue map: the inverse of the per-queue CPU masks, so that
+ * the TX path finds the queues of the sending CPU with one array index.
+ */
+#include <linux/bitmap.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+
+#include "xps_steer.h"
+
+/*
+ * Build the map for queues [0, nr_queues) from their masks. Every CPU id
+ * below nr_cpus named by a mask gets an entry, online or not, so that a
+ * CPU coming online later steers at once without a hotplug callback.
+ * Returns NULL when no CPU is mapped (the TX path then has nothing to
+ * look at) and an ERR_PTR on allocation failure.
+ */
+struct xps_steer_map *xps_steer_map_build(const unsigned long *masks,
+					  unsigned int mask_longs,
+					  unsigned int nr_queues,
+					  unsigned int nr_cpus)
+{
+	struct xps_steer_map *map;
+	unsigned int queue, cpu;
+	size_t total = 0, size;
+	u32 first = 0;
+
+	for (queue = 0; queue < nr_queues; queue++)
+		total += bitmap_weight(masks + (size_t)queue * mask_longs,
+				       nr_cpus);
+	if (!total)
+		return NULL;
+
+	size = size_add(struct_size(map, cpu, nr_cpus),
+			array_size(total, sizeof(u16)));
+	map = kvzalloc(size, GFP_KERNEL);
+	if (!map)
+		return ERR_PTR(-ENOMEM);
+	map->nr_cpus = nr_cpus;
+	map->queues = (u16 *)&map->cpu[nr_cpus];
+
+	/* Count each CPU's queues, then lay the lists out back to back. */
+	for (queue = 0; queue < nr_queues; queue++)
+		for_each_set_bit(cpu, masks + (size_t)queue * mask_longs,
+				 nr_cpus)
+			map->cpu[cpu].len++;
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		map->cpu[cpu].first = first;
+		first += map->cpu[cpu].len;
+		map->cpu[cpu].len = 0;
+	}
+	/* Fill in ascending queue order, as the kernel's own XPS does. */
+	for (queue = 0; queue < nr_queues; queue++)
+		for_each_set_bit(cpu, masks + (size_t)queue * mask_longs,
+				 nr_cpus) {
+			struct xps_steer_cpu_queues *entry = &map->cpu[cpu];
+
+			map->queues[entry->first + entry->len++] = queue;
+		}
+	return map;
+}
+
+void xps_steer_map_free(struct xps_steer_map *map)
+{
+	kvfree(map);
+}
+
+/*
+ * Rebuild xdev's map from its masks and publish it. Caller holds
+ * xps_steer_lock. On failure the old map stays in place.
+ */
+int xps_steer_publish_map(struct xps_steer_dev *xdev)
+{
+	struct xps_steer_map *map, *old;
+
+	lockdep_assert_held(&xps_steer_lock);
+
+	map = xps_steer_map_build(xdev->masks, xdev->mask_longs,
+				  xdev->nr_queues, nr_cpu_ids);
+	if (IS_ERR(map))
+		return PTR_ERR(map);
+
+	old = rcu_replace_pointer(xdev->map, map,
+				  lockdep_is_held(&xps_steer_lock));
+	if (old)
+		kvfree_rcu(old, rcu);
+	return 0;
+}

@@ -1,0 +1,34 @@
+#!/bin/bash
+# check.sh - `make check`: the static checks, then the functional suite in a
+# QEMU guest running Debian bookworm's kernel. Run as root on Debian 12; it
+# installs what it needs with apt. Exits non-zero if anything failed.
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=${XPS_STEER_OUT:-$(mktemp -d /tmp/xps_steer-check.XXXXXX)}
+mkdir -p "$out"
+
+"$top/test/deps.sh"
+"$top/test/guest-kernel.sh" fetch >/dev/null
+kdir=$("$top/test/guest-kernel.sh" kdir)
+
+status=0
+KDIR=$kdir "$top/test/lint.sh" | tee "$out/lint.tap" || status=1
+
+# lint.sh leaves a sparse build behind: build the module under test afresh.
+make -s -C "$top" KDIR="$kdir" clean >/dev/null
+make -s -C "$top" KDIR="$kdir" >/dev/null
+"$top/test/vm.sh" --ko "$top/xps_steer.ko" --script "$top/test/guest/suite.sh" \
+	--smp 4 --log "$out/console.log" || status=1
+
+# One summary over both KTAP streams; a SKIP is reported, never a pass.
+tr -d '\r' <"$out/console.log" >"$out/suite.tap"
+count() { cat "$out/lint.tap" "$out/suite.tap" | grep -cE "$1" || true; }
+skipped=$(count '^ok [0-9]+ .*# SKIP')
+passed=$(($(count '^ok [0-9]+') - skipped))
+failed=$(count '^not ok [0-9]+')
+((passed > 0)) || status=1
+echo "console log: $out/console.log"
+echo "xps_steer: $passed passed, $failed failed, $skipped skipped"
+((failed == 0)) || status=1
+exit "$status"
