@@ -25,8 +25,9 @@ result() { # result N description status-file
 
 # checkpatch.pl and its data files, extracted once per linux-source version.
 checkpatch() {
-	local tarball ver dir
-	tarball=$(ls /usr/src/linux-source-*.tar.xz | sort -V | tail -n1)
+	local tarballs tarball ver dir
+	tarballs=(/usr/src/linux-source-*.tar.xz)
+	tarball=${tarballs[-1]}
 	ver=$(dpkg-query -W -f='${Version}' "$(basename "$tarball" .tar.xz)")
 	dir=$cache/checkpatch-$ver
 	if [[ ! -x $dir/scripts/checkpatch.pl ]]; then

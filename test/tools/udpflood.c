@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * udpflood - send unconnected UDP datagrams from several sockets.
+ *
+ * Why unconnected: a connected UDP socket caches its TX queue after the first
+ * packet (sk_tx_queue_set), so only the first datagram would exercise queue
+ * selection.  With sendto() on an unconnected socket the stack has no cached
+ * route/queue and the device's queue is chosen again for every packet, which
+ * is what the xps_steer tests need to observe.
+ *
+ * Why several sockets: each socket has its own source port, hence its own
+ * flow hash; NFLOWS sockets used round-robin spread the packets over NFLOWS
+ * flows so that "several queues for this CPU" and "stock hashing" can be seen
+ * to use more than one queue.  With -P the source ports are fixed
+ * (BASE..BASE+NFLOWS-1), so two runs (e.g. on two devices in two network
+ * namespaces with the same addresses) send the very same flows in the very
+ * same order, and their per-packet queue sequences can be compared.
+ *
+ * With -c the sockets are connected instead: a connected socket has a cached
+ * route, and the stack then caches the chosen TX queue in the socket
+ * (sk_tx_queue_set) and keeps it (UDP never sets ooo_okay).  -m CPU moves
+ * the sender to CPU after half the packets, so a test can see whether the
+ * second half keeps the queue chosen on the first CPU, as the kernel's XPS
+ * does, or is steered again.
+ *
+ * usage: udpflood -d ADDR [-p PORT] [-f NFLOWS] [-n COUNT] [-s SIZE]
+ *                 [-P BASEPORT] [-I IFNAME] [-c] [-m CPU]
+ * Prints one line: what was sent, from which CPU (sched_getcpu() before and
+ * after, to show taskset pinning held), and send errors if any.
+ * Exit 0 if at least one packet was sent, 1 otherwise, 2 on usage errors.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define MAX_FLOWS 512
+
+static void move_to_cpu(long cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) < 0) {
+		perror("udpflood: sched_setaffinity");
+		exit(1);
+	}
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: udpflood -d ADDR [-p PORT] [-f NFLOWS] [-n COUNT] [-s SIZE]\n"
+		"                [-P BASEPORT] [-I IFNAME] [-c] [-m CPU]\n");
+	exit(2);
+}
+
+static long num(const char *s, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 0);
+	if (errno || *s == '\0' || *end != '\0' || v < min || v > max) {
+		fprintf(stderr, "udpflood: bad number '%s' (%ld..%ld)\n", s, min, max);
+		exit(2);
+	}
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	const char *daddr = NULL, *ifname = NULL;
+	long port = 9000, nflows = 64, count = 800, size = 64, baseport = 0;
+	long migrate = -1;
+	int connected = 0, cpu_mid = -1;
+	static int fds[MAX_FLOWS];
+	static char buf[65536];
+	struct sockaddr_in dst;
+	long i, sent = 0, errs = 0;
+	int first_err = 0, cpu0, cpu1, opt;
+
+	while ((opt = getopt(argc, argv, "d:p:f:n:s:P:I:cm:")) != -1) {
+		switch (opt) {
+		case 'd': daddr = optarg; break;
+		case 'p': port = num(optarg, 1, 65535); break;
+		case 'f': nflows = num(optarg, 1, MAX_FLOWS); break;
+		case 'n': count = num(optarg, 1, 100000000); break;
+		case 's': size = num(optarg, 0, 65507); break;
+		case 'P': baseport = num(optarg, 1, 65535); break;
+		case 'I': ifname = optarg; break;
+		case 'c': connected = 1; break;
+		case 'm': migrate = num(optarg, 0, CPU_SETSIZE - 1); break;
+		default: usage();
+		}
+	}
+	if (!daddr || optind != argc)
+		usage();
+	if (baseport && baseport + nflows - 1 > 65535) {
+		fprintf(stderr, "udpflood: -P %ld + %ld flows exceeds port 65535\n",
+			baseport, nflows);
+		return 2;
+	}
+
+	memset(&dst, 0, sizeof(dst));
+	dst.sin_family = AF_INET;
+	dst.sin_port = htons(port);
+	if (inet_pton(AF_INET, daddr, &dst.sin_addr) != 1) {
+		fprintf(stderr, "udpflood: bad IPv4 address '%s'\n", daddr);
+		return 2;
+	}
+	memset(buf, 'x', sizeof(buf));
+
+	for (i = 0; i < nflows; i++) {
+		struct sockaddr_in src;
+
+		fds[i] = socket(AF_INET, SOCK_DGRAM, 0);
+		if (fds[i] < 0) {
+			perror("udpflood: socket");
+			return 1;
+		}
+		/*
+		 * SO_BINDTODEVICE pins the egress device without needing a
+		 * route that prefers it (useful when two devices share a
+		 * subnet); optional.
+		 */
+		if (ifname && setsockopt(fds[i], SOL_SOCKET, SO_BINDTODEVICE,
+					 ifname, strlen(ifname) + 1) < 0) {
+			perror("udpflood: SO_BINDTODEVICE");
+			return 1;
+		}
+		/* Bind now so every flow has its source port before sending. */
+		memset(&src, 0, sizeof(src));
+		src.sin_family = AF_INET;
+		src.sin_port = htons(baseport ? baseport + i : 0);
+		if (bind(fds[i], (struct sockaddr *)&src, sizeof(src)) < 0) {
+			perror("udpflood: bind");
+			return 1;
+		}
+		if (connected && connect(fds[i], (struct sockaddr *)&dst,
+					 sizeof(dst)) < 0) {
+			perror("udpflood: connect");
+			return 1;
+		}
+	}
+
+	cpu0 = sched_getcpu();
+	for (i = 0; i < count; i++) {
+		ssize_t n;
+
+		if (migrate >= 0 && i == count / 2) {
+			move_to_cpu(migrate);
+			cpu_mid = sched_getcpu();
+		}
+		/* Round-robin: consecutive packets belong to different flows. */
+		if (connected)
+			n = send(fds[i % nflows], buf, size, 0);
+		else
+			n = sendto(fds[i % nflows], buf, size, 0,
+				   (struct sockaddr *)&dst, sizeof(dst));
+		if (n < 0) {
+			/* ENOBUFS/EAGAIN under pressure: count, keep going. */
+			if (!errs++)
+				first_err = errno;
+		} else {
+			sent++;
+		}
+	}
+	cpu1 = sched_getcpu();
+
+	printf("udpflood: sent %ld of %ld packets (%ld bytes payload) to %s:%ld"
+	       " from %ld %sflows, cpu %d->%d, errors %ld%s%s\n",
+	       sent, count, size, daddr, port, nflows,
+	       connected ? "connected " : "", cpu0, cpu1, errs,
+	       errs ? " first: " : "", errs ? strerror(first_err) : "");
+	if (migrate >= 0)
+		printf("udpflood: moved to cpu %d after %ld packets\n", cpu_mid,
+		       count / 2);
+	return sent > 0 ? 0 : 1;
+}
