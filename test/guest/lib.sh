@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
 # lib.sh - helpers for the xps_steer in-guest tests (busybox sh, POSIX).
 #
 # Sourced by suite.sh and demo.sh.  Everything printed here for humans goes
@@ -263,16 +264,20 @@ xw() {
 	XW=$(in_ns "$1" xwrite -- "$2" "$3" 2>&1)
 }
 
-# set_masks DEV M0 M1 ...: write tx-0=M0, tx-1=M1, ... (hex masks).
-set_masks() {
-	_d=$1
-	shift
+# write_masks NS PATHFN DEV M0 M1 ...: write tx-0=M0, tx-1=M1, ... (hex
+# masks) to the files PATHFN names (xf: ours, kf: the kernel's) in NS.
+write_masks() {
+	_ns=$1
+	_pf=$2
+	_d=$3
+	shift 3
 	_q=0
 	for _m in "$@"; do
-		xw - "$(xf "$_d" "$_q")" "$_m"
+		_f=$($_pf "$_d" "$_q")
+		xw "$_ns" "$_f" "$_m"
 		case $XW in
 		ok*) ;;
-		*)	fail "writing '$_m' to $(xf "$_d" "$_q") gave '$XW'"
+		*)	fail "writing '$_m' to $_f (netns $_ns) gave '$XW'"
 			return 1 ;;
 		esac
 		_q=$((_q + 1))
@@ -280,8 +285,13 @@ set_masks() {
 	return 0
 }
 
-# kset_masks NS DEV M0 M1 ...: same for the kernel's own XPS files of DEV in
-# NS.  Cleared first and then written in ascending queue order, because the
+# set_masks DEV M0 M1 ...: our tree, in the initial namespace.
+set_masks() {
+	write_masks - xf "$@"
+}
+
+# kset_masks NS DEV M0 M1 ...: the kernel's own XPS files of DEV in NS.
+# Cleared first and then written in ascending queue order, because the
 # kernel keeps a CPU's queues in insertion order.
 kset_masks() {
 	_ns=$1
@@ -292,17 +302,7 @@ kset_masks() {
 		xw "$_ns" "$(kf "$_d" "$_q")" 0
 		_q=$((_q + 1))
 	done
-	_q=0
-	for _m in "$@"; do
-		xw "$_ns" "$(kf "$_d" "$_q")" "$_m"
-		case $XW in
-		ok*) ;;
-		*)	fail "writing '$_m' to $(kf "$_d" "$_q") (netns $_ns) gave '$XW'"
-			return 1 ;;
-		esac
-		_q=$((_q + 1))
-	done
-	return 0
+	write_masks "$_ns" kf "$_d" "$@"
 }
 
 # read_masks DEV N: "m0 m1 ..." as read back from DEV's tree.

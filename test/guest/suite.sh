@@ -115,18 +115,24 @@ udp_all() {
 	trace_stop
 }
 
+# ping_all DEV DST: pinned echo requests from every CPU into a trace of
+# DEV; SPEC expects CPU c on queue c ("c:c:sent ...").
+ping_all() {
+	SPEC=
+	trace_start "$1"
+	for _c in $CPUS; do
+		pingc - "$_c" "$2" $PINGS || break
+		SPEC="$SPEC $_c:$_c:$SENT"
+	done
+	trace_stop
+}
+
 t_map11() {
 	need_module || return
 	set_masks dum0 $(map11 $NQ) || return
 	expect_masks dum0 $(map11 $NQ)
-	_spec=
-	trace_start dum0
-	for _c in $CPUS; do
-		pingc - "$_c" "$DST0" $PINGS || break
-		_spec="$_spec $_c:$_c:$SENT"
-	done
-	trace_stop
-	steer_check ICMP dum0 $NQ 0 "$_spec"
+	ping_all dum0 "$DST0"
+	steer_check ICMP dum0 $NQ 0 "$SPEC"
 	udp_all - dum0 "$DST0" "0:0 1:1 2:2 3:3"
 	steer_check UDP dum0 $NQ 0 "$SPEC"
 }
@@ -152,14 +158,8 @@ t_unmapped() {
 t_veth() {
 	need_module || return
 	set_masks veth0 $(map11 $NQ) || return
-	_spec=
-	trace_start veth0
-	for _c in $CPUS; do
-		pingc - "$_c" "$DST2" $PINGS || break
-		_spec="$_spec $_c:$_c:$SENT"
-	done
-	trace_stop
-	steer_check ICMP veth0 $NQ 0 "$_spec"
+	ping_all veth0 "$DST2"
+	steer_check ICMP veth0 $NQ 0 "$SPEC"
 
 	# TCP: server (netns peer) and client pinned to the same CPU, so data,
 	# ACK-clocked sends and the control connection all leave from CPU c.
@@ -499,6 +499,44 @@ t_delete() {
 }
 
 t_delete_cleanup() { ip link del dum9; }
+
+# mask_writer DEV Q: rewrite and read back tx-Q until the file goes away.
+mask_writer() {
+	while cpumask "$2" >"$(xf "$1" "$2")"; do
+		cat "$(xf "$1" "$2")" >/dev/null || break
+	done 2>/dev/null
+}
+
+# Stores racing with unregistration must never deadlock: the device is
+# deleted while a writer loops on each of its queues.
+t_store_race() {
+	xps_load dev=dumz || return
+	_round=0
+	while [ $_round -lt 20 ] && [ "$T_FAIL" = 0 ]; do
+		must ip link add dumz numtxqueues $NQ type dummy || return
+		if ! wait_until 2 test -e "$(xf dumz $((NQ - 1)))"; then
+			fail "round $_round: dumz was not attached"
+			return
+		fi
+		_pids=
+		for _q in $(seq 0 $((NQ - 1))); do
+			mask_writer dumz "$_q" &
+			_pids="$_pids $!"
+		done
+		sleep 0.1
+		timeout 20 ip link del dumz ||
+			fail "round $_round: ip link del dumz failed or hung (rc=$?)"
+		for _p in $_pids; do
+			wait_pid "$_p" 10 || [ "$WAIT_RC" != 124 ] ||
+				fail "round $_round: a writer was still running 10 s after the delete"
+		done
+		_round=$((_round + 1))
+	done
+	diag "$_round rounds: dumz deleted under $NQ looping writers each time"
+	xps_unload
+}
+
+t_store_race_cleanup() { ip link del dumz; }
 
 t_late() {
 	ip link del late0 2>/dev/null
@@ -916,6 +954,7 @@ run_test "differential vs kernel XPS: same queue sets per CPU, same read-back" t
 run_test "bad input and privileges: same errno as the kernel's file, mask unchanged" t_badinput
 run_test "rmmod while TCP runs on every CPU: transfers complete, tree gone" t_rmmod_tcp
 run_test "delete an attached device: tree gone, 'detached', rmmod ok" t_delete
+run_test "store racing with unregister: delete under looping writers never hangs" t_store_race
 run_test "late attach: listed device registering later is attached and steered" t_late
 run_test "rename: tree follows the device, masks kept, steering kept" t_rename
 run_test "refused devices: single-queue, bond, multiqueue tap, team" t_refused
