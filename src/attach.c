@@ -23,14 +23,14 @@ LIST_HEAD(xps_steer_devices);
 
 /* Detached devices waiting for their grace periods; xps_steer_lock. */
 static LIST_HEAD(xps_steer_reap_list);
-/* Devices whose ops someone else wrapped after us: never freed. */
+/* Devices whose ops were replaced after we attached: never freed. */
 static LIST_HEAD(xps_steer_pinned_list);
 
 static void xps_steer_free_dev(struct xps_steer_dev *xdev)
 {
 	xps_steer_map_free(rcu_dereference_protected(xdev->map, true));
 	kvfree(xdev->masks);
-	kfree(xdev->queue_dirs);
+	kvfree(xdev->queue_dirs);
 	kfree(xdev);
 }
 
@@ -115,8 +115,8 @@ static struct xps_steer_dev *xps_steer_alloc_dev(struct net_device *dev)
 	xdev->mask_longs = BITS_TO_LONGS(nr_cpu_ids);
 	xdev->masks = kvcalloc(array_size(xdev->max_queues, xdev->mask_longs),
 			       sizeof(unsigned long), GFP_KERNEL);
-	xdev->queue_dirs = kcalloc(xdev->max_queues,
-				   sizeof(*xdev->queue_dirs), GFP_KERNEL);
+	xdev->queue_dirs = kvcalloc(xdev->max_queues,
+				    sizeof(*xdev->queue_dirs), GFP_KERNEL);
 	if (!xdev->masks || !xdev->queue_dirs) {
 		xps_steer_free_dev(xdev);
 		return NULL;
@@ -167,7 +167,8 @@ static void xps_steer_reap_later(struct xps_steer_dev *xdev)
 	mutex_lock(&xps_steer_lock);
 	list_add_tail(&xdev->reap_node, &xps_steer_reap_list);
 	mutex_unlock(&xps_steer_lock);
-	schedule_work(&xps_steer_reap_work);
+	/* Tasks RCU grace periods are long: keep them off system_wq. */
+	queue_work(system_long_wq, &xps_steer_reap_work);
 }
 
 static void xps_steer_detach(struct xps_steer_dev *xdev)
@@ -189,9 +190,19 @@ static void xps_steer_detach(struct xps_steer_dev *xdev)
 	xps_steer_sysfs_del_dev(xdev);
 
 	if (!ours) {
-		/* Whoever stacked on us still calls through our copy. */
-		pr_err("%s: netdev_ops were replaced by another module after we attached; leaving our copy in place\n",
-		       xdev->name);
+		/*
+		 * Whoever replaced the ops since (another module stacked on
+		 * ours, or the driver) may still call through our copy and
+		 * our hook: both must stay for good.
+		 */
+		if (module_is_live(THIS_MODULE)) {
+			__module_get(THIS_MODULE);
+			pr_err("%s: netdev_ops were replaced after we attached; keeping our copy, xps_steer can no longer be unloaded\n",
+			       xdev->name);
+		} else {
+			WARN(1, "%s: unloading while netdev_ops that were replaced after we attached may still lead to xps_steer\n",
+			     xdev->name);
+		}
 		return;
 	}
 	pr_info("%s: detached\n", xdev->name);
@@ -253,19 +264,17 @@ static struct notifier_block xps_steer_notifier = {
 /* Registering replays REGISTER and UP for every existing device. */
 int xps_steer_attach_init(void)
 {
-	return register_netdevice_notifier(&xps_steer_notifier);
+	int err = register_netdevice_notifier(&xps_steer_notifier);
+
+	/* A failed registration replays UNREGISTER for what it attached. */
+	if (err)
+		flush_work(&xps_steer_reap_work);
+	return err;
 }
 
 /* Unregistering replays UNREGISTER for every device: all get detached. */
 void xps_steer_attach_exit(void)
 {
-	struct xps_steer_dev *xdev, *tmp;
-
 	unregister_netdevice_notifier(&xps_steer_notifier);
 	flush_work(&xps_steer_reap_work);
-
-	/* Wrapped by someone else: all we can do is say so. */
-	list_for_each_entry_safe(xdev, tmp, &xps_steer_pinned_list, reap_node)
-		pr_err("%s: unloading while another module still calls through our netdev_ops copy\n",
-		       xdev->name);
 }

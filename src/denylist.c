@@ -17,6 +17,7 @@ struct xps_steer_denied {
 	const char *why;
 };
 
+/* Each entry was found comparing dev->netdev_ops with its own ops (6.x). */
 static const struct xps_steer_denied xps_steer_denylist[] = {
 	{ "ixgbe", "netif_is_ixgbe() in its RX path would treat the device as a macvlan" },
 	{ "hv_netvsc", "VF pairing looks for its own netdev_ops" },
@@ -31,42 +32,54 @@ static const struct xps_steer_denied xps_steer_denylist[] = {
 	{ "mlxsw_spectrum2", "switch port checks" },
 	{ "mlxsw_spectrum3", "switch port checks" },
 	{ "mlxsw_spectrum4", "switch port checks" },
+	{ "nfp", "nfp_netdev_is_nfp_net() and representor checks" },
+	{ "nfp_netvf", "nfp_netdev_is_nfp_net() checks" },
+	{ "qlcnic", "is_qlcnic_netdev() checks" },
+	{ "am65-cpsw-nuss", "switch port checks" },
+	{ "cpsw-switch", "switch port checks" },
+	{ "sparx5-switch", "switch port checks" },
+	{ "lan966x-switch", "switch port checks" },
+	{ "ocelot-switch", "switch port checks" },
+	{ "dpaa2-switch", "switch port checks" },
+	{ "rocker", "switch port checks" },
+	{ "Prestera DX", "switch port checks" },
 	{ "ipvlan", "ipvlan devices are recognised by their netdev_ops" },
 	{ "ipvtap", "ipvlan devices are recognised by their netdev_ops" },
 	{ "openvswitch", "internal ports are recognised by their netdev_ops" },
 	{ "dsa", "DSA user ports are recognised by their netdev_ops" },
 };
 
-/* The driver name we match on: the bus driver, else the link kind. */
-static const char *xps_steer_driver_name(const struct net_device *dev)
+static const struct xps_steer_denied *xps_steer_denied_name(const char *name)
 {
-	const struct device *parent = dev->dev.parent;
+	unsigned int i;
 
-	if (parent && parent->driver && parent->driver->name)
-		return parent->driver->name;
-	if (dev->rtnl_link_ops && dev->rtnl_link_ops->kind)
-		return dev->rtnl_link_ops->kind;
+	if (!name)
+		return NULL;
+	for (i = 0; i < ARRAY_SIZE(xps_steer_denylist); i++)
+		if (!strcmp(name, xps_steer_denylist[i].driver))
+			return &xps_steer_denylist[i];
 	return NULL;
 }
 
 /*
  * True if dev must not be wrapped; *driver and *why then say which
- * driver and the reason, for the log line.
+ * driver and the reason, for the log line. Both the bus driver and the
+ * link kind are checked: a DSA user port has the switch chip's driver
+ * as its parent and "dsa" as its kind.
  */
 bool xps_steer_denied(const struct net_device *dev, const char **driver,
 		      const char **why)
 {
-	const char *name = xps_steer_driver_name(dev);
-	unsigned int i;
+	const struct device *parent = dev->dev.parent;
+	const struct xps_steer_denied *entry = NULL;
 
-	if (!name)
+	if (parent && parent->driver)
+		entry = xps_steer_denied_name(parent->driver->name);
+	if (!entry && dev->rtnl_link_ops)
+		entry = xps_steer_denied_name(dev->rtnl_link_ops->kind);
+	if (!entry)
 		return false;
-	for (i = 0; i < ARRAY_SIZE(xps_steer_denylist); i++) {
-		if (!strcmp(name, xps_steer_denylist[i].driver)) {
-			*driver = xps_steer_denylist[i].driver;
-			*why = xps_steer_denylist[i].why;
-			return true;
-		}
-	}
-	return false;
+	*driver = entry->driver;
+	*why = entry->why;
+	return true;
 }

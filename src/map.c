@@ -25,6 +25,7 @@ struct xps_steer_map *xps_steer_map_build(const unsigned long *masks,
 	unsigned int queue, cpu;
 	size_t total = 0, size;
 	u32 first = 0;
+	u16 *queues;
 
 	for (queue = 0; queue < nr_queues; queue++)
 		total += bitmap_weight(masks + (size_t)queue * mask_longs,
@@ -38,7 +39,7 @@ struct xps_steer_map *xps_steer_map_build(const unsigned long *masks,
 	if (!map)
 		return ERR_PTR(-ENOMEM);
 	map->nr_cpus = nr_cpus;
-	map->queues = (u16 *)&map->cpu[nr_cpus];
+	queues = xps_steer_map_queues(map);
 
 	/* Count each CPU's queues, then lay the lists out back to back. */
 	for (queue = 0; queue < nr_queues; queue++)
@@ -50,13 +51,17 @@ struct xps_steer_map *xps_steer_map_build(const unsigned long *masks,
 		first += map->cpu[cpu].len;
 		map->cpu[cpu].len = 0;
 	}
-	/* Fill in ascending queue order, as the kernel's own XPS does. */
+	/*
+	 * Fill in ascending queue order. The kernel's own XPS keeps the order
+	 * in which masks were written; a fixed order makes the flow-to-queue
+	 * choice depend on the masks alone, not on their history.
+	 */
 	for (queue = 0; queue < nr_queues; queue++)
 		for_each_set_bit(cpu, masks + (size_t)queue * mask_longs,
 				 nr_cpus) {
 			struct xps_steer_cpu_queues *entry = &map->cpu[cpu];
 
-			map->queues[entry->first + entry->len++] = queue;
+			queues[entry->first + entry->len++] = queue;
 		}
 	return map;
 }

@@ -46,13 +46,15 @@ static int xps_steer_map_queue(struct net_device *dev, struct sk_buff *skb)
 	rcu_read_lock();
 	map = xps_steer_find_map(dev);
 	if (map && cpu < map->nr_cpus) {
+		const u16 *queues = xps_steer_map_queues(map);
+
 		entry = &map->cpu[cpu];
 		if (entry->len == 1)
-			queue = map->queues[entry->first];
+			queue = queues[entry->first];
 		else if (entry->len)
-			queue = map->queues[entry->first +
-					    reciprocal_scale(skb_get_hash(skb),
-							     entry->len)];
+			queue = queues[entry->first +
+				       reciprocal_scale(skb_get_hash(skb),
+							entry->len)];
 		/* The queue count can shrink under us (ethtool -L). */
 		if (queue >= (int)READ_ONCE(dev->real_num_tx_queues))
 			queue = -1;

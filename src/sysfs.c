@@ -87,22 +87,23 @@ static ssize_t xps_cpus_store(struct kobject *kobj, struct kobj_attribute *attr,
 	unsigned int queue;
 	int err;
 
-	/* Same checks, same order and same parser as net-sysfs.c. */
+	/*
+	 * Same checks, same order and same parser as net-sysfs.c. EPERM is
+	 * not logged: callers without privilege must not fill the log.
+	 */
 	if (!capable(CAP_NET_ADMIN))
 		return -EPERM;
-	if (!alloc_cpumask_var(&mask, GFP_KERNEL))
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
 		return -ENOMEM;
 	err = bitmap_parse(buf, len, cpumask_bits(mask), nr_cpumask_bits);
 
 	mutex_lock(&xps_steer_lock);
 	xdev = xps_steer_find_queue(kobj, &queue);
-	if (!xdev)
-		err = -ENODEV;
-	else if (err)
+	if (!err)
+		err = xdev ? xps_steer_set_mask(xdev, queue, mask) : -ENODEV;
+	if (err && xdev)
 		pr_warn_ratelimited("%s: tx-%u: xps_cpus write rejected (%d)\n",
 				    xdev->name, queue, err);
-	else
-		err = xps_steer_set_mask(xdev, queue, mask);
 	mutex_unlock(&xps_steer_lock);
 
 	free_cpumask_var(mask);
@@ -128,13 +129,20 @@ static struct kobject *xps_steer_add_queue_dir(struct xps_steer_dev *xdev,
 	return kobj;
 }
 
+/* Remove a directory now, whenever its last reference goes. */
+static void xps_steer_remove_dir(struct kobject *kobj)
+{
+	kobject_del(kobj);
+	kobject_put(kobj);
+}
+
 /*
  * Make the tx-<n> directories match nr queues. Caller holds rtnl, which
  * serialises all changes to the tree; xps_steer_lock is taken only
  * around the updates the handlers can see, and is not held while
  * directories are removed (removal waits for running handlers).
  */
-void xps_steer_sysfs_resize(struct xps_steer_dev *xdev, unsigned int nr)
+int xps_steer_sysfs_resize(struct xps_steer_dev *xdev, unsigned int nr)
 {
 	unsigned int queue, old_nr = xdev->nr_queues;
 	int err;
@@ -148,7 +156,7 @@ void xps_steer_sysfs_resize(struct xps_steer_dev *xdev, unsigned int nr)
 		if (!kobj) {
 			pr_err("%s: cannot create tx-%u in sysfs\n",
 			       xdev->name, queue);
-			return;
+			return -ENOMEM;
 		}
 		mutex_lock(&xps_steer_lock);
 		xdev->queue_dirs[queue] = kobj;
@@ -156,7 +164,7 @@ void xps_steer_sysfs_resize(struct xps_steer_dev *xdev, unsigned int nr)
 		mutex_unlock(&xps_steer_lock);
 	}
 	if (nr >= old_nr)
-		return;
+		return 0;
 
 	/* Like the kernel, a queue that goes away loses its mask. */
 	mutex_lock(&xps_steer_lock);
@@ -170,9 +178,10 @@ void xps_steer_sysfs_resize(struct xps_steer_dev *xdev, unsigned int nr)
 		       xdev->name, err, nr);
 
 	for (queue = nr; queue < old_nr; queue++) {
-		kobject_put(xdev->queue_dirs[queue]);
+		xps_steer_remove_dir(xdev->queue_dirs[queue]);
 		xdev->queue_dirs[queue] = NULL;
 	}
+	return 0;
 }
 
 /* On failure the caller removes what was created with sysfs_del_dev(). */
@@ -185,8 +194,7 @@ int xps_steer_sysfs_add_dev(struct xps_steer_dev *xdev)
 	xdev->dir = kobject_create_and_add(xdev->name, xps_steer_root);
 	if (!xdev->dir)
 		return -ENOMEM;
-	xps_steer_sysfs_resize(xdev, want);
-	return xdev->nr_queues == want ? 0 : -ENOMEM;
+	return xps_steer_sysfs_resize(xdev, want);
 }
 
 /*
@@ -198,12 +206,13 @@ void xps_steer_sysfs_del_dev(struct xps_steer_dev *xdev)
 	unsigned int queue;
 
 	ASSERT_RTNL();
-	for (queue = 0; queue < xdev->max_queues; queue++) {
-		kobject_put(xdev->queue_dirs[queue]);
+	for (queue = 0; queue < xdev->nr_queues; queue++) {
+		xps_steer_remove_dir(xdev->queue_dirs[queue]);
 		xdev->queue_dirs[queue] = NULL;
 	}
 	xdev->nr_queues = 0;
-	kobject_put(xdev->dir);
+	if (xdev->dir)
+		xps_steer_remove_dir(xdev->dir);
 	xdev->dir = NULL;
 }
 

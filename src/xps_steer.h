@@ -36,9 +36,14 @@ struct xps_steer_cpu_queues {
 struct xps_steer_map {
 	struct rcu_head rcu;
 	unsigned int nr_cpus;		/* entries in cpu[] */
-	u16 *queues;			/* per-CPU lists, back to back */
 	struct xps_steer_cpu_queues cpu[];
+	/* then u16 queues[]: the per-CPU lists, back to back */
 };
+
+static inline u16 *xps_steer_map_queues(const struct xps_steer_map *map)
+{
+	return (u16 *)&map->cpu[map->nr_cpus];
+}
 
 /* One attached device. */
 struct xps_steer_dev {
@@ -99,7 +104,7 @@ int xps_steer_sysfs_init(void);
 void xps_steer_sysfs_exit(void);
 int xps_steer_sysfs_add_dev(struct xps_steer_dev *xdev);
 void xps_steer_sysfs_del_dev(struct xps_steer_dev *xdev);
-void xps_steer_sysfs_resize(struct xps_steer_dev *xdev, unsigned int nr);
+int xps_steer_sysfs_resize(struct xps_steer_dev *xdev, unsigned int nr);
 void xps_steer_sysfs_rename(struct xps_steer_dev *xdev);
 
 #endif /* XPS_STEER_H */
