@@ -9,11 +9,15 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 
 all: modules
 
-modules:
+modules: kdir-exists
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-clean:
+clean: kdir-exists
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+
+kdir-exists:
+	@test -d $(KDIR) || { echo "No kernel build directory at $(KDIR):" \
+		"install linux-headers-$$(uname -r) or pass KDIR=<kernel build dir>." >&2; exit 1; }
 
 check:
 	test/check.sh
@@ -21,4 +25,4 @@ check:
 demo:
 	test/demo.sh
 
-.PHONY: all modules clean check demo
+.PHONY: all modules clean kdir-exists check demo
