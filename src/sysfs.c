@@ -112,6 +112,13 @@ static ssize_t xps_cpus_store(struct kobject *kobj, struct kobj_attribute *attr,
 
 static struct kobj_attribute xps_cpus_attr = __ATTR_RW(xps_cpus);
 
+/* Remove a directory now, whenever its last reference goes. */
+static void xps_steer_remove_dir(struct kobject *kobj)
+{
+	kobject_del(kobj);
+	kobject_put(kobj);
+}
+
 static struct kobject *xps_steer_add_queue_dir(struct xps_steer_dev *xdev,
 					       unsigned int queue)
 {
@@ -123,17 +130,10 @@ static struct kobject *xps_steer_add_queue_dir(struct xps_steer_dev *xdev,
 	if (!kobj)
 		return NULL;
 	if (sysfs_create_file(kobj, &xps_cpus_attr.attr)) {
-		kobject_put(kobj);
+		xps_steer_remove_dir(kobj);
 		return NULL;
 	}
 	return kobj;
-}
-
-/* Remove a directory now, whenever its last reference goes. */
-static void xps_steer_remove_dir(struct kobject *kobj)
-{
-	kobject_del(kobj);
-	kobject_put(kobj);
 }
 
 /*
@@ -235,5 +235,5 @@ int xps_steer_sysfs_init(void)
 
 void xps_steer_sysfs_exit(void)
 {
-	kobject_put(xps_steer_root);
+	xps_steer_remove_dir(xps_steer_root);
 }
