@@ -21,6 +21,15 @@
 #   --module NAME   extra guest-kernel module (plus deps) for the initramfs
 #   --virtio-net    add a single-queue virtio-net NIC (QEMU user backend,
 #                   restrict=on); the script must `modprobe virtio_pci virtio_net`
+#   --kernel-root D boot another kernel: D holds boot/vmlinuz-<abi> and
+#                   lib/modules/<abi>/ with modules.dep (a debootstrap chroot
+#                   with a linux-image installed, or a `make modules_install
+#                   INSTALL_MOD_PATH=D` tree). Default: Debian bookworm's
+#                   kernel from guest-kernel.sh.
+#   --abi ABI       kernel release under D (default: the only one in
+#                   D/lib/modules)
+#   --qemu ARG      extra QEMU argument, repeatable (e.g. --qemu -icount
+#                   --qemu shift=4)
 #
 # Environment: XPS_STEER_KVM=1 uses -accel kvm (default TCG: nested KVM
 # hangs here); XPS_STEER_CACHE overrides the kernel cache dir.
@@ -51,8 +60,9 @@ usage() {
 	exit 2
 }
 
-kos=() mods=() args=()
+kos=() mods=() args=() qemu_extra=()
 script='' smp=4 maxcpus='' mem=1G tmo=900 log='' append='' nic=0
+kernel_root='' abi=''
 while (($#)); do
 	case $1 in
 	--ko) kos+=("${2:?}") && shift ;;
@@ -65,6 +75,9 @@ while (($#)); do
 	--append) append=${2:?} && shift ;;
 	--module) mods+=("${2:?}") && shift ;;
 	--virtio-net) nic=1 ;;
+	--kernel-root) kernel_root=${2:?} && shift ;;
+	--abi) abi=${2:?} && shift ;;
+	--qemu) qemu_extra+=("${2:?}") && shift ;;
 	--) shift && args=("$@") && break ;;
 	-h | --help) usage ;;
 	*) die "unknown option '$1' (see --help)" ;;
@@ -76,10 +89,20 @@ done
 [[ $smp =~ ^[0-9]+$ && $tmo =~ ^[0-9]+$ ]] || die "--smp/--timeout need numbers"
 [[ -z $maxcpus || $maxcpus =~ ^[0-9]+$ ]] || die "--maxcpus needs a number"
 
-# Guest kernel: downloaded/extracted once into the cache (slow), reused after.
-kcache=$("$here/guest-kernel.sh" fetch)
-abi=${kcache##*/kernel-}
-kroot=$kcache/root
+if [[ -n $kernel_root ]]; then
+	kroot=$(realpath "$kernel_root") || die "no such kernel root: $kernel_root"
+	if [[ -z $abi ]]; then
+		abis=("$kroot"/lib/modules/*/modules.dep)
+		((${#abis[@]} == 1)) && [[ -f ${abis[0]} ]] ||
+			die "$kroot: need exactly one lib/modules/<abi>/modules.dep, or --abi"
+		abi=$(basename "$(dirname "${abis[0]}")")
+	fi
+else
+	# Guest kernel: downloaded/extracted once into the cache (slow), reused after.
+	kcache=$("$here/guest-kernel.sh" fetch)
+	abi=${kcache##*/kernel-}
+	kroot=$kcache/root
+fi
 kmods=$kroot/lib/modules/$abi
 vmlinuz=$kroot/boot/vmlinuz-$abi
 
@@ -171,8 +194,9 @@ gmods=$root/lib/modules/$abi
 mkdir -p "$gmods/extra"
 cp "$kmods"/modules.{builtin,builtin.modinfo,order} "$gmods/"
 want=(dummy veth bonding tun team virtio_net virtio_pci)
-for f in "$kmods"/kernel/drivers/net/team/team_mode_*.ko "$kmods"/kernel/net/sched/*.ko; do
-	[[ -e $f ]] && want+=("$(basename "$f" .ko)")
+# Kernels from 6.12 on ship compressed modules (.ko.xz).
+for f in "$kmods"/kernel/drivers/net/team/team_mode_*.ko* "$kmods"/kernel/net/sched/*.ko*; do
+	[[ -e $f ]] && f=${f##*/} && want+=("${f%%.ko*}")
 done
 want+=(${mods[@]+"${mods[@]}"})
 deps=$(modprobe -d "$kroot" -S "$abi" --show-depends -a "${want[@]}") ||
@@ -243,7 +267,7 @@ chmod +x "$root/init"
 initrd=$work/initrd.cpio
 (cd "$root" && find . -print0 | cpio --null -o -H newc -R 0:0 --quiet) >"$initrd"
 t1=${EPOCHREALTIME/./}
-echo "vm.sh: initramfs $(du -h "$initrd" | cut -f1), $(find "$gmods" -name '*.ko' | wc -l) modules, built in $(((t1 - t0) / 1000)) ms; kernel $abi" >&2
+echo "vm.sh: initramfs $(du -h "$initrd" | cut -f1), $(find "$gmods" -name '*.ko*' | wc -l) modules, built in $(((t1 - t0) / 1000)) ms; kernel $abi" >&2
 
 # --- boot -----------------------------------------------------------------
 if [[ ${XPS_STEER_KVM:-0} == 1 ]]; then
@@ -274,6 +298,7 @@ timeout --foreground -k 10 "$tmo" \
 	qemu-system-x86_64 "${accel[@]}" -smp "$smp${maxcpus:+,maxcpus=$maxcpus}" -m "$mem" \
 	-kernel "$vmlinuz" -initrd "$initrd" -append "$cmdline" \
 	-nodefaults -display none -no-reboot -serial stdio ${netdev[@]+"${netdev[@]}"} \
+	${qemu_extra[@]+"${qemu_extra[@]}"} \
 	</dev/null 2>&1 | sed -u 's/\r$//' | tee "$log"
 status=("${PIPESTATUS[@]}")
 set -e
