@@ -4,10 +4,11 @@
  * the TX path finds the queues of the sending CPU with one array index.
  */
 #include <linux/bitmap.h>
+#include <linux/err.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 
-#include "xps_steer.h"
+#include "map.h"
 
 /*
  * Build the map for queues [0, nr_queues) from their masks. Every CPU id
@@ -69,26 +70,4 @@ struct xps_steer_map *xps_steer_map_build(const unsigned long *masks,
 void xps_steer_map_free(struct xps_steer_map *map)
 {
 	kvfree(map);
-}
-
-/*
- * Rebuild xdev's map from its masks and publish it. Caller holds
- * xps_steer_lock. On failure the old map stays in place.
- */
-int xps_steer_publish_map(struct xps_steer_dev *xdev)
-{
-	struct xps_steer_map *map, *old;
-
-	lockdep_assert_held(&xps_steer_lock);
-
-	map = xps_steer_map_build(xdev->masks, xdev->mask_longs,
-				  xdev->nr_queues, nr_cpu_ids);
-	if (IS_ERR(map))
-		return PTR_ERR(map);
-
-	old = rcu_replace_pointer(xdev->map, map,
-				  lockdep_is_held(&xps_steer_lock));
-	if (old)
-		kvfree_rcu(old, rcu);
-	return 0;
 }

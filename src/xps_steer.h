@@ -7,6 +7,8 @@
  *   attach.c   device lifecycle: notifier, attach, detach, deferred free
  *   denylist.c drivers we must never wrap
  *   map.c      building the per-CPU queue map from per-queue CPU masks
+ *              (pure logic, see map.h; also built in userspace by the fuzzer)
+ *   publish.c  replacing a device's map under RCU
  *   select.c   the per-packet ndo_select_queue hook
  *   sysfs.c    /sys/kernel/xps_steer/<dev>/tx-<n>/xps_cpus
  */
@@ -20,30 +22,10 @@
 #include <linux/rcupdate.h>
 #include <linux/types.h>
 
+#include "map.h"
+
 /* How many names dev= may list. */
 #define XPS_STEER_MAX_NAMES	32
-
-/* The queues one CPU may use: map->queues[first .. first + len - 1]. */
-struct xps_steer_cpu_queues {
-	u32 first;
-	u32 len;
-};
-
-/*
- * The per-CPU queue map the TX path reads. Built whole by a writer,
- * published with RCU and never modified afterwards.
- */
-struct xps_steer_map {
-	struct rcu_head rcu;
-	unsigned int nr_cpus;		/* entries in cpu[] */
-	struct xps_steer_cpu_queues cpu[];
-	/* then u16 queues[]: the per-CPU lists, back to back */
-};
-
-static inline u16 *xps_steer_map_queues(const struct xps_steer_map *map)
-{
-	return (u16 *)&map->cpu[map->nr_cpus];
-}
 
 /* One attached device. */
 struct xps_steer_dev {
@@ -87,12 +69,7 @@ void xps_steer_attach_exit(void);
 bool xps_steer_denied(const struct net_device *dev, const char **driver,
 		      const char **why);
 
-/* map.c */
-struct xps_steer_map *xps_steer_map_build(const unsigned long *masks,
-					  unsigned int mask_longs,
-					  unsigned int nr_queues,
-					  unsigned int nr_cpus);
-void xps_steer_map_free(struct xps_steer_map *map);
+/* publish.c */
 int xps_steer_publish_map(struct xps_steer_dev *xdev);
 
 /* select.c */
