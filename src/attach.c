@@ -47,6 +47,8 @@ static void xps_steer_reap(struct work_struct *work)
 
 	/* The core calls ndo_select_queue, and we walk our list, under RCU. */
 	synchronize_net();
+	/* Before 4.20 the core's rcu_read_lock_bh() is a flavour of its own. */
+	xps_steer_synchronize_bh();
 	/*
 	 * AF_PACKET's qdisc bypass loads dev->netdev_ops and calls through
 	 * it preemptible and outside RCU: wait until every task that may
@@ -102,6 +104,21 @@ static bool xps_steer_refuse(const struct net_device *dev)
 	return false;
 }
 
+/*
+ * A kernel that cannot wait for a sender preempted inside our hook (see
+ * XPS_STEER_CAN_WAIT_FOR_SENDERS) keeps the module once it attached.
+ */
+static void xps_steer_pin_if_unsafe(void)
+{
+	static bool pinned;
+
+	if (XPS_STEER_CAN_WAIT_FOR_SENDERS || pinned)
+		return;
+	pinned = true;
+	__module_get(THIS_MODULE);
+	pr_notice("preemptible kernel without Tasks RCU: xps_steer cannot be unloaded once attached\n");
+}
+
 static struct xps_steer_dev *xps_steer_alloc_dev(struct net_device *dev)
 {
 	struct xps_steer_dev *xdev;
@@ -149,14 +166,15 @@ static void xps_steer_attach(struct net_device *dev)
 	}
 
 	xdev->orig_ops = dev->netdev_ops;
-	xdev->ops = *dev->netdev_ops;
-	xdev->ops.ndo_select_queue = xps_steer_select_queue;
+	xps_steer_copy_ops(&xdev->ops, dev->netdev_ops);
+	xps_steer_hook_ops(&xdev->ops);
 
 	mutex_lock(&xps_steer_lock);
 	list_add_tail_rcu(&xdev->node, &xps_steer_devices);
 	mutex_unlock(&xps_steer_lock);
 	/* The copy is complete and findable before any CPU can call it. */
 	smp_store_release(&dev->netdev_ops, &xdev->ops);
+	xps_steer_pin_if_unsafe();
 
 	pr_info("%s: attached (%u tx queues)\n", xdev->name, xdev->nr_queues);
 }
@@ -175,6 +193,7 @@ static void xps_steer_detach(struct xps_steer_dev *xdev)
 {
 	struct net_device *dev = xdev->dev;
 	bool ours = dev->netdev_ops == &xdev->ops;
+	bool keep = !ours || !XPS_STEER_CAN_WAIT_FOR_SENDERS;
 
 	ASSERT_RTNL();
 	/* Put the original back only if nobody wrapped our copy since. */
@@ -183,7 +202,7 @@ static void xps_steer_detach(struct xps_steer_dev *xdev)
 
 	mutex_lock(&xps_steer_lock);
 	list_del_rcu(&xdev->node);
-	if (!ours)
+	if (keep)
 		list_add_tail(&xdev->reap_node, &xps_steer_pinned_list);
 	mutex_unlock(&xps_steer_lock);
 
@@ -206,7 +225,9 @@ static void xps_steer_detach(struct xps_steer_dev *xdev)
 		return;
 	}
 	pr_info("%s: detached\n", xdev->name);
-	xps_steer_reap_later(xdev);
+	/* Without a way to wait for senders the copy stays (attach pinned us). */
+	if (!keep)
+		xps_steer_reap_later(xdev);
 }
 
 static void xps_steer_rename(struct xps_steer_dev *xdev)

@@ -5,8 +5,7 @@
  */
 #include <linux/bitmap.h>
 #include <linux/err.h>
-#include <linux/overflow.h>
-#include <linux/slab.h>
+#include <linux/slab.h>	/* kvzalloc(); struct_size() and size_add() */
 
 #include "map.h"
 

@@ -29,15 +29,15 @@ static int xps_steer_map_queue(struct net_device *dev, struct sk_buff *skb)
 {
 	const struct xps_steer_cpu_queues *entry;
 	const struct xps_steer_map *map;
-	unsigned int cpu = skb->sender_cpu - 1;
+	unsigned int cpu = xps_steer_sender_cpu(skb);
 	int queue = -1;
 
 	/*
 	 * sender_cpu is set by the core before it calls us; AF_PACKET with
 	 * qdisc bypass sets it too. When it is not a CPU id (it shares
-	 * storage with napi_id), use the CPU we run on: raw_, because the
-	 * qdisc bypass path calls us preemptible and a stale CPU id only
-	 * costs locality.
+	 * storage with napi_id, and kernels before 4.0 have none), use the
+	 * CPU we run on: raw_, because the qdisc bypass path calls us
+	 * preemptible and a stale CPU id only costs locality.
 	 */
 	if (cpu >= nr_cpu_ids)
 		cpu = raw_smp_processor_id();
@@ -63,18 +63,15 @@ static int xps_steer_map_queue(struct net_device *dev, struct sk_buff *skb)
 	return queue;
 }
 
-u16 xps_steer_select_queue(struct net_device *dev, struct sk_buff *skb,
-			   struct net_device *sb_dev)
+/* Our queue for skb, or -1 to leave the choice to the stock code. */
+static int xps_steer_pick_tx(struct net_device *dev, struct sk_buff *skb)
 {
 	struct sock *sk = skb->sk;
 	int queue_index, new_index;
 
-	/*
-	 * Subordinate devices own their queue ranges and traffic classes
-	 * restrict queues by priority: both are the stock code's business.
-	 */
-	if (unlikely(sb_dev || dev->num_tc))
-		return netdev_pick_tx(dev, skb, sb_dev);
+	/* Traffic classes restrict queues by priority: the stock code's job. */
+	if (unlikely(dev->num_tc))
+		return -1;
 
 	/* Keep the socket's queue unless changing it cannot reorder. */
 	queue_index = sk_tx_queue_get(sk);
@@ -84,10 +81,69 @@ u16 xps_steer_select_queue(struct net_device *dev, struct sk_buff *skb,
 
 	new_index = xps_steer_map_queue(dev, skb);
 	if (new_index < 0)
-		return netdev_pick_tx(dev, skb, sb_dev);
+		return -1;
 
 	if (queue_index != new_index && sk && sk_fullsock(sk) &&
 	    rcu_access_pointer(sk->sk_dst_cache))
 		sk_tx_queue_set(sk, new_index);
 	return new_index;
+}
+
+/*
+ * The hook, in this kernel's ndo_select_queue prototype (found by the
+ * probes in src/probes/select_queue_*.c). A subordinate device (macvlan
+ * offload: sb_dev, accel_priv) owns its queue range, so its packets and
+ * those we have no answer for go to the stock selection.
+ */
+#if defined(XPS_STEER_HAVE_SELECT_QUEUE_SB_DEV)
+/* 5.2 and later: the stock selection is netdev_pick_tx(). */
+static u16 xps_steer_select_queue(struct net_device *dev, struct sk_buff *skb,
+				  struct net_device *sb_dev)
+{
+	int queue = sb_dev ? -1 : xps_steer_pick_tx(dev, skb);
+
+	return queue >= 0 ? queue : netdev_pick_tx(dev, skb, sb_dev);
+}
+#elif defined(XPS_STEER_HAVE_SELECT_QUEUE_SB_DEV_FALLBACK)
+/* 4.19 to 5.1, RHEL 8: the core hands us the stock selection. */
+static u16 xps_steer_select_queue(struct net_device *dev, struct sk_buff *skb,
+				  struct net_device *sb_dev,
+				  select_queue_fallback_t fallback)
+{
+	int queue = sb_dev ? -1 : xps_steer_pick_tx(dev, skb);
+
+	return queue >= 0 ? queue : fallback(dev, skb, sb_dev);
+}
+#elif defined(XPS_STEER_HAVE_SELECT_QUEUE_ACCEL_FALLBACK)
+/* 3.14 to 4.18, RHEL 7.3 and later. */
+static u16 xps_steer_select_queue(struct net_device *dev, struct sk_buff *skb,
+				  void *accel_priv,
+				  select_queue_fallback_t fallback)
+{
+	int queue = accel_priv ? -1 : xps_steer_pick_tx(dev, skb);
+
+	return queue >= 0 ? queue : fallback(dev, skb);
+}
+#elif defined(XPS_STEER_HAVE_SELECT_QUEUE_ACCEL)
+/* 3.13: no fallback argument yet; __netdev_pick_tx() is exported. */
+static u16 xps_steer_select_queue(struct net_device *dev, struct sk_buff *skb,
+				  void *accel_priv)
+{
+	int queue = accel_priv ? -1 : xps_steer_pick_tx(dev, skb);
+
+	return queue >= 0 ? queue : __netdev_pick_tx(dev, skb);
+}
+#else
+/* 3.10 to 3.12, RHEL 7.0 to 7.2. */
+static u16 xps_steer_select_queue(struct net_device *dev, struct sk_buff *skb)
+{
+	int queue = xps_steer_pick_tx(dev, skb);
+
+	return queue >= 0 ? queue : __netdev_pick_tx(dev, skb);
+}
+#endif
+
+void xps_steer_hook_ops(struct net_device_ops *ops)
+{
+	ops->ndo_select_queue = xps_steer_select_queue;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /sys/kernel/xps_steer/<dev>/tx-<n>/xps_cpus: read and written exactly
- * like the kernel's /sys/class/net/<dev>/queues/tx-<n>/xps_cpus.
+ * like the kernel's /sys/class/net/<dev>/queues/tx-<n>/xps_cpus; and
+ * /sys/kernel/xps_steer/features: the compat probe results.
  *
  * The directories are plain kobject_create_and_add() kobjects: their
  * release code lives in the kernel, not in this module, so a late
@@ -51,8 +52,9 @@ static ssize_t xps_cpus_show(struct kobject *kobj, struct kobj_attribute *attr,
 	mutex_lock(&xps_steer_lock);
 	xdev = xps_steer_find_queue(kobj, &queue);
 	if (xdev)
-		ret = sysfs_emit(buf, "%*pb\n", (int)nr_cpu_ids,
-				 xps_steer_queue_mask(xdev, queue));
+		ret = xps_steer_emit_mask(buf,
+					  xps_steer_queue_mask(xdev, queue),
+					  nr_cpu_ids);
 	else
 		ret = -ENODEV;
 	mutex_unlock(&xps_steer_lock);
@@ -111,6 +113,15 @@ static ssize_t xps_cpus_store(struct kobject *kobj, struct kobj_attribute *attr,
 }
 
 static struct kobj_attribute xps_cpus_attr = __ATTR_RW(xps_cpus);
+
+/* What the compile probes found in this kernel, for bug reports. */
+static ssize_t features_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%s\n", XPS_STEER_FEATURES);
+}
+
+static struct kobj_attribute features_attr = __ATTR_RO(features);
 
 /* Remove a directory now, whenever its last reference goes. */
 static void xps_steer_remove_dir(struct kobject *kobj)
@@ -229,8 +240,15 @@ void xps_steer_sysfs_rename(struct xps_steer_dev *xdev)
 
 int xps_steer_sysfs_init(void)
 {
+	int err;
+
 	xps_steer_root = kobject_create_and_add("xps_steer", kernel_kobj);
-	return xps_steer_root ? 0 : -ENOMEM;
+	if (!xps_steer_root)
+		return -ENOMEM;
+	err = sysfs_create_file(xps_steer_root, &features_attr.attr);
+	if (err)
+		xps_steer_remove_dir(xps_steer_root);
+	return err;
 }
 
 void xps_steer_sysfs_exit(void)

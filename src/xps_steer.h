@@ -10,7 +10,8 @@
  *              (pure logic, see map.h; also built in userspace by the fuzzer)
  *   publish.c  replacing a device's map under RCU
  *   select.c   the per-packet ndo_select_queue hook
- *   sysfs.c    /sys/kernel/xps_steer/<dev>/tx-<n>/xps_cpus
+ *   sysfs.c    /sys/kernel/xps_steer/<dev>/tx-<n>/xps_cpus, features
+ *   compat.h   what differs between kernels (force-included; probes/)
  */
 #ifndef XPS_STEER_H
 #define XPS_STEER_H
@@ -73,8 +74,7 @@ bool xps_steer_denied(const struct net_device *dev, const char **driver,
 int xps_steer_publish_map(struct xps_steer_dev *xdev);
 
 /* select.c */
-u16 xps_steer_select_queue(struct net_device *dev, struct sk_buff *skb,
-			   struct net_device *sb_dev);
+void xps_steer_hook_ops(struct net_device_ops *ops);
 
 /* sysfs.c */
 int xps_steer_sysfs_init(void);

@@ -98,6 +98,14 @@ t_load() {
 		done
 	done
 	diag "default masks read '0\\n'; $XS holds: $(ls "$XS" | tr '\n' ' ')"
+	# The compat probe results: "<probe> yes|no" lines, exactly one
+	# ndo_select_queue prototype.
+	rd "$XS/features"
+	_bad=$(printf '%s' "$RD" | grep -cvE '^[a-z0-9_]+ (yes|no)$')
+	_proto=$(printf '%s' "$RD" | grep -cE '^select_queue_[a-z_]+ yes$')
+	[ "$_bad" = 0 ] && [ "$_proto" = 1 ] && [ "${RD: -1}" = "$NL" ] ||
+		fail "features: malformed or not exactly one select_queue variant: '$(show "$RD")'"
+	diag "features: $(printf '%s' "$RD" | awk '$2 == "yes" { printf "%s ", $1 }')"
 }
 
 # udp_all NS DEV DST QUEUESPEC: one pinned udpflood per CPU into a trace of

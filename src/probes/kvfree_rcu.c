@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Probe kvfree_rcu: kvfree_rcu(ptr, rhf) for kvmalloc()ed memory.
+ * Upstream: v5.9, "rcu: Introduce kvfree_rcu() interface".
+ * Fallback: synchronize_rcu() then kvfree() (the writer may sleep; no callback
+ *   into module text).
+ */
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+
+struct xps_probe_obj {
+	struct rcu_head rcu;
+};
+
+static void __used xps_probe(struct xps_probe_obj *obj)
+{
+	kvfree_rcu(obj, rcu);
+}
