@@ -4,6 +4,13 @@
 # make demo           boot a QEMU guest and show steering per CPU
 # make check          lint, build and run the test suite in a QEMU guest
 # make clean
+# make dkms-install   register, build and install with DKMS (KVER= kernel,
+#                     default the running one); make dkms-uninstall
+# make deb            build/deb/xps-steer-dkms_<ver>_all.deb (+ lintian)
+# make rpm            build/rpm/xps-steer-dkms-<ver>-1.noarch.rpm
+# make check-packages both, then compare their contents
+# make check-install  install the .deb in a Debian 12 chroot and boot it
+# make check-version  VERSION = dkms.conf = debian/changelog = rpm spec
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
@@ -25,4 +32,26 @@ check:
 demo:
 	test/demo.sh
 
-.PHONY: all modules clean kdir-exists check demo
+check-version:
+	scripts/pkg.sh check-version
+
+dkms-install:
+	scripts/pkg.sh dkms-install $(KVER)
+
+dkms-uninstall:
+	scripts/pkg.sh dkms-uninstall
+
+deb:
+	scripts/pkg.sh deb
+
+rpm:
+	scripts/pkg.sh rpm
+
+check-packages:
+	scripts/pkg.sh compare "$$(scripts/pkg.sh deb)" "$$(scripts/pkg.sh rpm)"
+
+check-install:
+	test/install-test.sh
+
+.PHONY: all modules clean kdir-exists check demo check-version dkms-install \
+	dkms-uninstall deb rpm check-packages check-install
