@@ -9,6 +9,8 @@
 # make deb            build/deb/xps-steer-dkms_<ver>_all.deb (+ lintian)
 # make rpm            build/rpm/xps-steer-dkms-<ver>-1.noarch.rpm
 # make check-packages both, then compare their contents
+# make check-dkms     dkms add/build/install/remove with bullseye's, bookworm's
+#                     and sid's own dkms (chroots)
 # make check-install  install the .deb in a Debian 12 chroot and boot it
 # make check-version  VERSION = dkms.conf = debian/changelog = rpm spec
 
@@ -50,8 +52,11 @@ rpm:
 check-packages:
 	scripts/pkg.sh compare "$$(scripts/pkg.sh deb)" "$$(scripts/pkg.sh rpm)"
 
+check-dkms:
+	test/dkms-test.sh
+
 check-install:
 	test/install-test.sh
 
 .PHONY: all modules clean kdir-exists check demo check-version dkms-install \
-	dkms-uninstall deb rpm check-packages check-install
+	dkms-uninstall deb rpm check-packages check-dkms check-install

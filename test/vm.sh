@@ -305,39 +305,10 @@ set -e
 elapsed=$(((${EPOCHREALTIME/./} - start) / 1000000))
 
 # --- verdict --------------------------------------------------------------
+# shellcheck source=verdict.sh
+. "$here/verdict.sh"
 fail=0
-# Only kernel log lines ("[  12.345678] ...", possibly glued to the end of
-# a script's partial line) count, so a test script that merely prints the
-# word WARNING: is not mistaken for a kernel splat.
-problems='WARNING:|BUG:|Oops|Kernel panic|general protection fault|Call Trace|KASAN|UBSAN'
-problems+='|possible circular locking|lockdep|rcu_[a-z]+ (self-)?detected stall|RCU stall'
-problems+='|blocked for more than|kmemleak|refcount_t|unregister_netdevice: waiting for'
-if line=$(grep -m1 -E "\[ *[0-9]+\.[0-9]+\] .*($problems)" "$log"); then
-	echo "vm.sh: FAIL: kernel reported: ${line#*] }" >&2
-	fail=1
-fi
-# Taint flags catch splats the console may have missed. The out-of-tree /
-# unsigned module flags (O, E) are expected and ignored.
-taint=$(sed -n 's/.*XPS_STEER_GUEST_TAINT=\([0-9]*\).*/\1/p' "$log" | tail -n1)
-bad=''
-for flag in 4:M:machine-check 5:B:bad-page 7:D:oops 9:W:warning 14:L:soft-lockup; do
-	((${taint:-0} >> ${flag%%:*} & 1)) && bad+=" ${flag#*:}"
-done
-if [[ -n $bad ]]; then
-	echo "vm.sh: FAIL: kernel tainted $taint:$bad" >&2
-	fail=1
-fi
-rc=$(sed -n 's/.*XPS_STEER_GUEST_EXIT=\([0-9]*\).*/\1/p' "$log" | tail -n1)
-if ((status[0] == 124 || status[0] == 137)); then
-	echo "vm.sh: FAIL: timeout after $tmo s" >&2
-	fail=1
-elif [[ -z $rc ]]; then
-	echo "vm.sh: FAIL: guest did not report an exit status (qemu exit ${status[0]})" >&2
-	fail=1
-elif ((rc != 0)); then
-	echo "vm.sh: FAIL: guest script exited $rc" >&2
-	fail=1
-fi
+console_verdict vm.sh "$log" "${status[0]}" "$tmo" || fail=1
 if ((fail)); then
 	echo "vm.sh: console log: $log" >&2
 	exit 1
