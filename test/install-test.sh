@@ -1,0 +1,174 @@
+#!/bin/bash
+# install-test.sh - `make check-install`: install the Debian package as a
+# user would and prove, on a booted system with a real multiqueue NIC, that
+# the DKMS-built module steers every packet.
+#
+#   1. build xps-steer-dkms_<ver>_all.deb (scripts/pkg.sh deb, lintian-clean);
+#   2. in a throw-away overlay of the cached bookworm chroot (test/chroot.sh),
+#      `apt-get install ./xps-steer-dkms_<ver>_all.deb`: the package's own
+#      DKMS hook must build and install the module for the chroot's kernel
+#      (checked: dkms status, /lib/modules/<abi>/updates/dkms/xps_steer.ko,
+#      its vermagic), and nothing for the host's kernel;
+#   3. that tree becomes an ext4 image (mkfs.ext4 -d) and is booted as the
+#      root filesystem with the chroot's own kernel and initramfs under QEMU
+#      TCG, 4 vCPUs, with a virtio-net NIC with 4 queue pairs on a host
+#      multiqueue tap; test/guest/install.sh runs as PID 1 (KTAP output):
+#      modinfo, stock spread, `modprobe xps_steer dev=eth0`, per-packet
+#      steering (tracepoint), ethtool -L 2 and back to 4, modprobe -r,
+#      `apt-get remove`;
+#   4. the console is judged by test/verdict.sh (as vm.sh does): any kernel
+#      WARNING/BUG/oops/stall/taint, a guest failure or a timeout fails.
+#
+# Environment: XPS_STEER_OUT (output dir, default a new /tmp dir),
+# XPS_STEER_TIMEOUT (QEMU limit, default 900 s), XPS_STEER_KVM=1 for KVM.
+# Exit status 0 only if every step passed.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(dirname "$here")
+# shellcheck source=overlay.sh
+. "$here/overlay.sh"
+# shellcheck source=verdict.sh
+. "$here/verdict.sh"
+
+me=install-test
+die() {
+	echo "$me: FAIL: $*" >&2
+	exit 1
+}
+say() { echo "$me: $*" >&2; }
+now() { echo "${EPOCHREALTIME/./}"; }
+secs() { echo $((($(now) - $1) / 1000000)); }
+
+[[ $(id -u) == 0 ]] || die "must run as root (chroot, mounts, tap device)"
+tmo=${XPS_STEER_TIMEOUT:-900}
+out=${XPS_STEER_OUT:-$(mktemp -d /tmp/xps_steer-install.XXXXXX)}
+mkdir -p "$out"
+out=$(realpath "$out")
+t_start=$(now)
+
+# Host tools: QEMU, mkfs.ext4, a static libc for the test tools, debootstrap
+# (chroot.sh), the packaging tools (pkg.sh deps).
+need=(qemu-system-x86 e2fsprogs build-essential debootstrap iproute2)
+missing=()
+for p in "${need[@]}"; do
+	dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed || missing+=("$p")
+done
+if ((${#missing[@]})); then
+	say "installing ${missing[*]}"
+	{ apt-get install -y -q --no-install-recommends "${missing[@]}" ||
+		{ apt-get update -q && apt-get install -y -q --no-install-recommends "${missing[@]}"; }; } \
+		>"$out/apt-host.log" 2>&1 || die "cannot install ${missing[*]} (log $out/apt-host.log)"
+fi
+"$top/scripts/pkg.sh" deps
+
+tap=''
+work=$(mktemp -d "${TMPDIR:-/var/tmp}/xps_steer-install.XXXXXX")
+cleanup() {
+	overlay_down
+	[[ -n $tap ]] && ip link del "$tap" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- 1. the package --------------------------------------------------------
+t=$(now)
+ver=$("$top/scripts/pkg.sh" version)
+deb=$("$top/scripts/pkg.sh" deb "$out/deb") || die "make deb failed"
+say "built $deb in $(secs "$t") s"
+
+# --- 2. apt install in a copy of the bookworm chroot -----------------------
+t=$(now)
+overlay_up bookworm "$work/ov" || die "cannot set up an overlay of the bookworm chroot"
+root=$OV_ROOT
+abi=$(sed -n 's/^ABI=//p' "$OV_LOWER/.xps_steer-info")
+[[ -n $abi && -f $root/boot/vmlinuz-$abi ]] || die "no kernel in $OV_LOWER"
+[[ -f $root/boot/initrd.img-$abi ]] || die "no initramfs /boot/initrd.img-$abi in $OV_LOWER"
+say "chroot $OV_LOWER (kernel $abi), overlay in $work/ov"
+cp "$deb" "$root/tmp/"
+debname=${deb##*/}
+if ! ov_run apt-get install -y "/tmp/$debname" >"$out/apt-install.log" 2>&1; then
+	tail -n 30 "$out/apt-install.log" >&2
+	die "apt-get install ./$debname failed (log $out/apt-install.log)"
+fi
+rm -f "$root/tmp/$debname"
+say "apt-get install ./$debname: done in $(secs "$t") s (log $out/apt-install.log)"
+# The package's postinst (dh_dkms) must have built it, for the chroot's
+# kernel: the host's kernel ($(uname -r)) has no headers in the chroot.
+st=$(ov_run dkms status -m xps-steer -v "$ver" 2>&1 || true)
+say "dkms status: ${st//$'\n'/; }"
+grep -q "xps-steer/$ver, $abi, [^:]*: installed" <<<"$st" ||
+	die "dkms status does not show xps-steer/$ver installed for $abi"
+grep -Eq "Building module|make -j|Installing /lib/modules/$abi/updates/dkms/xps_steer.ko|xps_steer.ko:" "$out/apt-install.log" ||
+	die "apt-get install output shows no DKMS build (log $out/apt-install.log)"
+ko=$(find "$root/lib/modules/$abi/updates/dkms" -name 'xps_steer.ko*' 2>/dev/null | head -n1)
+[[ -n $ko ]] || die "no xps_steer.ko in /lib/modules/$abi/updates/dkms"
+vm=$(modinfo -F vermagic "$ko" | awk '{ print $1 }')
+[[ $vm == "$abi" ]] || die "${ko#"$root"} is built for '$vm', not $abi"
+host_ko=$(find "$root/lib/modules" -path "*/$(uname -r)/*" -name 'xps_steer.ko*' 2>/dev/null)
+[[ -z $host_ko ]] || die "a module was built for the host kernel $(uname -r): $host_ko"
+say "DKMS built ${ko#"$root"} for $abi (vermagic $vm) from the package's postinst"
+
+# --- 3. the root filesystem image ------------------------------------------
+t=$(now)
+# The guest's test: PID 1 script, lib.sh and the static tools.
+mkdir -p "$root/test"
+cp "$here/guest/lib.sh" "$here/guest/install.sh" "$root/test/"
+chmod +x "$root/test/install.sh"
+for tool in udpflood xwrite; do
+	gcc -O2 -Wall -static -o "$root/usr/local/bin/$tool" "$here/tools/$tool.c" ||
+		die "cannot build test/tools/$tool.c"
+done
+printf 'EXPECT_VERSION=%s\nEXPECT_ABI=%s\n' "$ver" "$abi" >"$root/test/expect.env"
+mb=$(du -sm --apparent-size "$root" | cut -f1)
+img=$work/root.img
+rm -f "$img"
+truncate -s "$((mb * 13 / 10 + 512))M" "$img"
+mkfs.ext4 -q -F -L xpsroot -E root_owner=0:0 -d "$root" "$img" >"$out/mkfs.log" 2>&1 ||
+	die "mkfs.ext4 -d failed (log $out/mkfs.log)"
+cp "$root/boot/vmlinuz-$abi" "$root/boot/initrd.img-$abi" "$work/"
+overlay_down
+say "root image $(du -h --apparent-size "$img" | cut -f1) (${mb} MB used) in $(secs "$t") s"
+
+# --- 4. boot it with a multiqueue NIC -------------------------------------
+tap=xpsi$$
+tap=${tap:0:15}
+ip tuntap add dev "$tap" mode tap multi_queue || die "cannot create tap $tap"
+ip link set "$tap" up
+if [[ ${XPS_STEER_KVM:-0} == 1 ]]; then
+	accel=(-accel kvm -cpu host)
+else
+	accel=(-accel 'tcg,thread=multi')
+fi
+log=$out/console.log
+cmdline="root=/dev/vda rootfstype=ext4 rw init=/test/install.sh console=ttyS0 net.ifnames=0"
+cmdline+=" panic=-1 oops=panic loglevel=5 printk.time=1"
+say "booting $abi from the image (tap $tap, 4 queue pairs), console $log"
+t=$(now)
+set +e
+timeout --foreground -k 10 "$tmo" \
+	qemu-system-x86_64 "${accel[@]}" -smp 4 -m 1G \
+	-kernel "$work/vmlinuz-$abi" -initrd "$work/initrd.img-$abi" -append "$cmdline" \
+	-drive "file=$img,format=raw,if=virtio,cache=unsafe" \
+	-netdev "tap,id=n0,ifname=$tap,script=no,downscript=no,queues=4,vhost=off" \
+	-device virtio-net-pci,netdev=n0,mq=on,vectors=10 \
+	-nodefaults -display none -no-reboot -serial stdio \
+	</dev/null 2>&1 | sed -u 's/\r$//' >"$log"
+status=("${PIPESTATUS[@]}")
+set -e
+say "QEMU ran $(secs "$t") s"
+
+tr -d '\r' <"$log" | sed -n '/^KTAP version/,/^XPS_STEER_GUEST_EXIT/p' >"$out/install.tap"
+grep -E '^(not )?ok |^# (FAIL|SKIP)' "$out/install.tap" >&2 || true
+fail=0
+console_verdict "$me" "$log" "${status[0]}" "$tmo" || fail=1
+skipped=$(grep -cE '^ok [0-9]+ .*# SKIP' "$out/install.tap" || true)
+passed=$(($(grep -cE '^ok [0-9]+' "$out/install.tap" || true) - skipped))
+failed=$(grep -cE '^not ok [0-9]+' "$out/install.tap" || true)
+((passed > 0)) || fail=1
+((failed == 0 && skipped == 0)) || fail=1
+echo "$me: $passed passed, $failed failed, $skipped skipped in the guest; total $(secs "$t_start") s"
+echo "$me: console log $log"
+((fail == 0)) || die "see above"
+echo "$me: PASS"
