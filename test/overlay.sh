@@ -11,7 +11,7 @@
 #   ov_run CMD...          run CMD inside OV_ROOT (chroot.sh run)
 
 ov_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-OV_ROOT='' OV_LOWER='' OV_DIR=''
+OV_ROOT='' OV_LOWER=''
 
 overlay_up() {
 	local suite=$1 dir=$2 cache=${XPS_STEER_CACHE:-/var/cache/xps_steer}
@@ -19,7 +19,6 @@ overlay_up() {
 	# chroot.sh takes this lock exclusively only while building/refreshing.
 	exec {OV_LOCK}>"$cache/chroot-$suite.lock"
 	flock -s "$OV_LOCK"
-	OV_DIR=$dir
 	mkdir -p "$dir/upper" "$dir/work" "$dir/root"
 	mount -t overlay overlay \
 		-o "lowerdir=$OV_LOWER,upperdir=$dir/upper,workdir=$dir/work" "$dir/root" || return 1

@@ -12,6 +12,8 @@
 # softirq); the sender is therefore identified by the frame's length: the
 # sender pinned to CPU c sends UDP payloads of BASE+c bytes.
 
+# Functions run through run_test; lists are split on purpose.
+# shellcheck disable=SC2317,SC2086
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C
 
