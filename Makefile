@@ -11,6 +11,7 @@
 # make check-packages both, then compare their contents
 # make check-dkms     dkms add/build/install/remove with bullseye's, bookworm's
 #                     and sid's own dkms (chroots)
+# make check-rpm      the .rpm's %post/%preun with rpm in a Debian 12 chroot
 # make check-install  install the .deb in a Debian 12 chroot and boot it
 # make check-version  VERSION = dkms.conf = debian/changelog = rpm spec
 
@@ -55,8 +56,12 @@ check-packages:
 check-dkms:
 	test/dkms-test.sh
 
+check-rpm:
+	test/rpm-test.sh
+
 check-install:
 	test/install-test.sh
 
 .PHONY: all modules clean kdir-exists check demo check-version dkms-install \
-	dkms-uninstall deb rpm check-packages check-dkms check-install
+	dkms-uninstall deb rpm check-packages check-dkms \
+	check-rpm check-install
