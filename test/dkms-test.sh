@@ -11,7 +11,9 @@
 #      MODULE_VERSION = ./VERSION;
 #   3. BUILD_EXCLUSIVE_KERNEL: `dkms build` for a 3.2 kernel release is
 #      refused as excluded (not attempted);
-#   4. `dkms remove --all` removes the module from /lib/modules.
+#   4. `dkms remove --all` removes the module from /lib/modules;
+#   5. `make dkms-install KVER=<abi>` and `make dkms-uninstall` from a copy
+#      of the source tree (no git there: the tarball case) do the same.
 #
 # Usage: test/dkms-test.sh [SUITE...]   (default: bullseye bookworm sid)
 # Prints one "ok"/"not ok" line per step and suite; exits 1 if any failed.
@@ -114,6 +116,27 @@ for suite in "${suites[@]}"; do
 			ok "dkms remove --all leaves no xps_steer.ko in /lib/modules"
 		else
 			notok "after dkms remove: $left"
+		fi
+	fi
+	# make dkms-install / dkms-uninstall from an unpacked source tree, with
+	# a stray build product that must not reach /usr/src.
+	mkdir -p "$OV_ROOT/tmp/xps-src"
+	(cd "$top" && "$top/scripts/pkg.sh" files && find debian rpm scripts -type f) |
+		(cd "$top" && tar -cf - --no-recursion -T -) | tar -C "$OV_ROOT/tmp/xps-src" -xf -
+	touch "$OV_ROOT/tmp/xps-src/src/stray.o"
+	if step "make dkms-install" make -C /tmp/xps-src dkms-install KVER="$abi"; then
+		ko=$(find "$OV_ROOT/lib/modules/$abi/updates/dkms" -name 'xps_steer.ko*' 2>/dev/null)
+		if [[ -z $ko ]]; then
+			notok "make dkms-install: no xps_steer.ko for $abi"
+		elif [[ -e $OV_ROOT/usr/src/$name-$ver/src/stray.o ]]; then
+			notok "make dkms-install copied a build product (src/stray.o) to /usr/src"
+		elif step "make dkms-uninstall" make -C /tmp/xps-src dkms-uninstall; then
+			left=$(find "$OV_ROOT/lib/modules" -name 'xps_steer.ko*' 2>/dev/null)
+			if [[ -z $left && ! -e $OV_ROOT/usr/src/$name-$ver ]]; then
+				ok "make dkms-install KVER=$abi installs ${ko#"$OV_ROOT"}, make dkms-uninstall removes it and /usr/src/$name-$ver"
+			else
+				notok "after make dkms-uninstall: ${left:-} $(ls -d "$OV_ROOT/usr/src/$name-$ver" 2>/dev/null)"
+			fi
 		fi
 	fi
 	overlay_down
