@@ -12,7 +12,10 @@
 #   3. BUILD_EXCLUSIVE_KERNEL: `dkms build` for a 3.2 kernel release is
 #      refused as excluded (not attempted);
 #   4. `dkms remove --all` removes the module from /lib/modules;
-#   5. `make dkms-install KVER=<abi>` and `make dkms-uninstall` from a copy
+#   5. AUTOINSTALL: with the module only added, the hook a kernel package
+#      runs on installation (/etc/kernel/postinst.d/dkms <abi>) builds and
+#      installs it for that kernel;
+#   6. `make dkms-install KVER=<abi>` and `make dkms-uninstall` from a copy
 #      of the source tree (no git there: the tarball case) do the same.
 #
 # Usage: test/dkms-test.sh [SUITE...]   (default: bullseye bookworm sid)
@@ -118,6 +121,17 @@ for suite in "${suites[@]}"; do
 			notok "after dkms remove: $left"
 		fi
 	fi
+	# AUTOINSTALL, through the kernel packages' own hook.
+	if step "dkms add (again)" dkms add -m "$name" -v "$ver" &&
+		step "/etc/kernel/postinst.d/dkms $abi" /etc/kernel/postinst.d/dkms "$abi"; then
+		ko=$(find "$OV_ROOT/lib/modules/$abi/updates/dkms" -name 'xps_steer.ko*' 2>/dev/null)
+		if [[ -n $ko ]]; then
+			ok "AUTOINSTALL: the kernel postinst hook built and installed ${ko#"$OV_ROOT"}"
+		else
+			notok "AUTOINSTALL: /etc/kernel/postinst.d/dkms $abi installed nothing"
+		fi
+	fi
+	step "dkms remove --all" dkms remove -m "$name" -v "$ver" --all || true
 	# make dkms-install / dkms-uninstall from an unpacked source tree, with
 	# a stray build product that must not reach /usr/src.
 	mkdir -p "$OV_ROOT/tmp/xps-src"

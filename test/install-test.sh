@@ -85,7 +85,8 @@ root=$OV_ROOT
 abi=$(sed -n 's/^ABI=//p' "$OV_LOWER/.xps_steer-info")
 [[ -n $abi && -f $root/boot/vmlinuz-$abi ]] || die "no kernel in $OV_LOWER"
 [[ -f $root/boot/initrd.img-$abi ]] || die "no initramfs /boot/initrd.img-$abi in $OV_LOWER"
-say "chroot $OV_LOWER (kernel $abi), overlay in $work/ov"
+say "chroot $OV_LOWER (kernel $abi) ready in $(secs "$t") s, overlay in $work/ov"
+t=$(now)
 cp "$deb" "$root/tmp/"
 debname=${deb##*/}
 if ! ov_run apt-get install -y "/tmp/$debname" >"$out/apt-install.log" 2>&1; then
