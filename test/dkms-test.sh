@@ -88,7 +88,7 @@ for suite in "${suites[@]}"; do
 	if step "dkms build -k $abi" dkms build -m "$name" -v "$ver" -k "$abi" &&
 		clean_output "dkms build" &&
 		step "dkms install -k $abi" dkms install -m "$name" -v "$ver" -k "$abi"; then
-		ko=$(find "$OV_ROOT/lib/modules/$abi/updates/dkms" -name 'xps_steer.ko*' 2>/dev/null | head -n1)
+		ko=$(find "$OV_ROOT/lib/modules/$abi/updates/dkms" -name 'xps_steer.ko*' 2>/dev/null | head -n1 || true)
 		if [[ -z $ko ]]; then
 			notok "no xps_steer.ko* in /lib/modules/$abi/updates/dkms after dkms install"
 		else
@@ -114,7 +114,7 @@ for suite in "${suites[@]}"; do
 		notok "dkms build for excluded kernel $old: exit $rc, no exclusion message"
 	fi
 	if step "dkms remove --all" dkms remove -m "$name" -v "$ver" --all; then
-		left=$(find "$OV_ROOT/lib/modules" -name 'xps_steer.ko*' 2>/dev/null)
+		left=$(find "$OV_ROOT/lib/modules" -name 'xps_steer.ko*' 2>/dev/null || true)
 		if [[ -z $left ]]; then
 			ok "dkms remove --all leaves no xps_steer.ko in /lib/modules"
 		else
@@ -124,7 +124,7 @@ for suite in "${suites[@]}"; do
 	# AUTOINSTALL, through the kernel packages' own hook.
 	if step "dkms add (again)" dkms add -m "$name" -v "$ver" &&
 		step "/etc/kernel/postinst.d/dkms $abi" /etc/kernel/postinst.d/dkms "$abi"; then
-		ko=$(find "$OV_ROOT/lib/modules/$abi/updates/dkms" -name 'xps_steer.ko*' 2>/dev/null)
+		ko=$(find "$OV_ROOT/lib/modules/$abi/updates/dkms" -name 'xps_steer.ko*' 2>/dev/null || true)
 		if [[ -n $ko ]]; then
 			ok "AUTOINSTALL: the kernel postinst hook built and installed ${ko#"$OV_ROOT"}"
 		else
@@ -139,13 +139,13 @@ for suite in "${suites[@]}"; do
 		(cd "$top" && tar -cf - --no-recursion -T -) | tar -C "$OV_ROOT/tmp/xps-src" -xf -
 	touch "$OV_ROOT/tmp/xps-src/src/stray.o"
 	if step "make dkms-install" make -C /tmp/xps-src dkms-install KVER="$abi"; then
-		ko=$(find "$OV_ROOT/lib/modules/$abi/updates/dkms" -name 'xps_steer.ko*' 2>/dev/null)
+		ko=$(find "$OV_ROOT/lib/modules/$abi/updates/dkms" -name 'xps_steer.ko*' 2>/dev/null || true)
 		if [[ -z $ko ]]; then
 			notok "make dkms-install: no xps_steer.ko for $abi"
 		elif [[ -e $OV_ROOT/usr/src/$name-$ver/src/stray.o ]]; then
 			notok "make dkms-install copied a build product (src/stray.o) to /usr/src"
 		elif step "make dkms-uninstall" make -C /tmp/xps-src dkms-uninstall; then
-			left=$(find "$OV_ROOT/lib/modules" -name 'xps_steer.ko*' 2>/dev/null)
+			left=$(find "$OV_ROOT/lib/modules" -name 'xps_steer.ko*' 2>/dev/null || true)
 			if [[ -z $left && ! -e $OV_ROOT/usr/src/$name-$ver ]]; then
 				ok "make dkms-install KVER=$abi installs ${ko#"$OV_ROOT"}, make dkms-uninstall removes it and /usr/src/$name-$ver"
 			else

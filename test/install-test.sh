@@ -103,11 +103,11 @@ grep -q "xps-steer/$ver, $abi, [^:]*: installed" <<<"$st" ||
 	die "dkms status does not show xps-steer/$ver installed for $abi"
 grep -Eq "Building module|make -j|Installing /lib/modules/$abi/updates/dkms/xps_steer.ko|xps_steer.ko:" "$out/apt-install.log" ||
 	die "apt-get install output shows no DKMS build (log $out/apt-install.log)"
-ko=$(find "$root/lib/modules/$abi/updates/dkms" -name 'xps_steer.ko*' 2>/dev/null | head -n1)
+ko=$(find "$root/lib/modules/$abi/updates/dkms" -name 'xps_steer.ko*' 2>/dev/null | head -n1 || true)
 [[ -n $ko ]] || die "no xps_steer.ko in /lib/modules/$abi/updates/dkms"
 vm=$(modinfo -F vermagic "$ko" | awk '{ print $1 }')
 [[ $vm == "$abi" ]] || die "${ko#"$root"} is built for '$vm', not $abi"
-host_ko=$(find "$root/lib/modules" -path "*/$(uname -r)/*" -name 'xps_steer.ko*' 2>/dev/null)
+host_ko=$(find "$root/lib/modules" -path "*/$(uname -r)/*" -name 'xps_steer.ko*' 2>/dev/null || true)
 [[ -z $host_ko ]] || die "a module was built for the host kernel $(uname -r): $host_ko"
 say "DKMS built ${ko#"$root"} for $abi (vermagic $vm) from the package's postinst"
 

@@ -61,7 +61,7 @@ ok "rpm -i: %post registered xps-steer/$ver with dkms, reported the failed build
 	die "no /usr/src/xps-steer-$ver/{dkms.conf,Kbuild} after rpm -i"
 ov_run dkms install -m xps-steer -v "$ver" -k "$abi" >"$work/d.out" 2>&1 ||
 	{ tail -n 20 "$work/d.out" >&2 && die "dkms install -k $abi failed"; }
-ko=$(find "$OV_ROOT/lib/modules/$abi/updates/dkms" -name 'xps_steer.ko*' | head -n1)
+ko=$(find "$OV_ROOT/lib/modules/$abi/updates/dkms" -name 'xps_steer.ko*' | head -n1 || true)
 [[ -n $ko ]] || die "no xps_steer.ko for $abi after dkms install"
 ok "the rpm's /usr/src/xps-steer-$ver builds with dkms for $abi: ${ko#"$OV_ROOT"}"
 
@@ -69,7 +69,7 @@ ov_run rpm -e xps-steer-dkms >"$work/e.out" 2>&1 ||
 	{ cat "$work/e.out" >&2 && die "rpm -e failed"; }
 st=$(ov_run dkms status 2>&1 | grep xps-steer || true)
 [[ -z $st ]] || die "after rpm -e, dkms still lists: $st"
-left=$(find "$OV_ROOT/lib/modules" -name 'xps_steer.ko*')
+left=$(find "$OV_ROOT/lib/modules" -name 'xps_steer.ko*' || true)
 [[ -z $left ]] || die "after rpm -e: $left"
 [[ ! -e $OV_ROOT/usr/src/xps-steer-$ver ]] || die "after rpm -e: /usr/src/xps-steer-$ver is left"
 ok "rpm -e: %preun removed it from dkms and /lib/modules, files gone"
