@@ -3,7 +3,8 @@
  * Userspace shim for the fuzzer: kvzalloc()/kvfree() on calloc()/free(),
  * with the kernel's refusal of sizes above INT_MAX (a WARN there, an
  * abort here) and allocation failure injection, so the ERR_PTR(-ENOMEM)
- * path runs. The harness (fuzz_map.c) defines the state below.
+ * path runs. The harness (fuzz_map.c) defines the state below. Like the
+ * kernel's (4.18+), it also provides struct_size() and friends.
  */
 #ifndef XPS_FUZZ_LINUX_SLAB_H
 #define XPS_FUZZ_LINUX_SLAB_H
@@ -11,6 +12,8 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include <linux/overflow.h>
 
 #define GFP_KERNEL	0u
 
