@@ -24,7 +24,7 @@
  *   byte 0: flags
  *     bit 0  many queues (if bits 6 and 7 are set too): nr_queues = 65536 -
  *            (raw % 512), up to the most a device can have, so queue
- *            numbers near U16_MAX are stored; nr_cpus = raw % 130
+ *            numbers near U16_MAX are stored; nr_cpus = raw % 66
  *            (keeps the model's work bounded)
  *     bit 1-2 extra longs per mask beyond BITS_TO_LONGS(nr_cpus): their
  *            bits, like the bits of the last long at or above nr_cpus,
@@ -88,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return -1;	/* not an input: keep it out of the corpus */
 	flags = data[0];
 	if ((flags & 0xc1) == 0xc1) {
-		nr_cpus = get16(data + 1) % 130;
+		nr_cpus = get16(data + 1) % 66;
 		nr_queues = 65536 - get16(data + 3) % 512;
 	} else {
 		nr_cpus = get16(data + 1) % (data[2] & 0x80 ? 2049 : 150);

@@ -77,9 +77,12 @@ echo "fuzz: running for ${seconds} s from $(find "$seeds" -type f | wc -l) seeds
 rc=0
 # -timeout: one input taking 25 s is a hang. -rss_limit_mb: a runaway
 # allocation is a finding too.
-"$bin" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2048 \
+# CPU time too: on a shared machine exec/s says more about the load.
+TIMEFORMAT='%U %S'
+{ time "$bin" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2048 \
 	-print_final_stats=1 -artifact_prefix="$out/" \
-	"$work" "$seeds" >"$log" 2>&1 || rc=$?
+	"$work" "$seeds" >"$log" 2>&1; } 2>"$out/cpu" || rc=$?
+cpu=$(awk '{ printf "%.1f", $1 + $2 }' "$out/cpu")
 
 stat() { awk -v k="stat::$1:" '$1 == k { print $2 }' "$log"; }
 last=$(grep -E '^#[0-9]+' "$log" | tail -n 1 || true)
@@ -98,4 +101,4 @@ if [ -z "$runs" ] || ((runs == 0)); then
 	tail -n 20 "$log"
 	exit 1
 fi
-echo "fuzz: PASS: $runs runs in $seconds s ($(stat average_exec_per_sec) exec/s), $cov, peak RSS $(stat peak_rss_mb) MB, no finding"
+echo "fuzz: PASS: $runs runs in $seconds s ($(stat average_exec_per_sec) exec/s; $cpu s of CPU: $(awk -v r="$runs" -v c="$cpu" 'BEGIN { printf "%d", (c > 0 ? r / c : 0) }') runs per CPU second), $cov, peak RSS $(stat peak_rss_mb) MB, no finding"
