@@ -1074,8 +1074,8 @@ t_params() {
 	if modprobe_ok P21 'dev=pat%d'; then
 		must ip link add 'pat%d' numtxqueues $NQ type dummy
 		_pd=$(ls /sys/class/net | grep '^pat' | tr '\n' ' ')
-		if [ -z "$_pd" ] || [ -n "$(ls "$XS")" ]; then
-			fail "'ip link add pat%d' made '$_pd'; $XS holds '$(ls "$XS" | tr '\n' ' ')', expected nothing"
+		if [ -z "$_pd" ] || ls "$XS" | grep -q '^pat'; then
+			fail "'ip link add pat%d' made '$_pd'; $XS holds '$(ls "$XS" | tr '\n' ' ')', expected no pat* directory"
 		else
 			diag "'ip link add pat%d' made $_pd, not attached"
 		fi
@@ -1107,6 +1107,17 @@ t_params() {
 		row P24 "$XW"
 	else
 		fail "root writing /sys/module/xps_steer/parameters/dev: '$XW', now reads '$_r' (expected 'err EACCES', 'dum0')"
+	fi
+	# So is the features file (the compat probe results).
+	rd "$XS/features"
+	_f0=$RD
+	row_mark
+	xw - "$XS/features" "sysfs_emit no"
+	rd "$XS/features"
+	if [ "$XW" = "err EACCES" ] && [ "$RD" = "$_f0" ]; then
+		row S14 "$XW"
+	else
+		fail "root writing $XS/features: '$XW' (expected 'err EACCES'), content changed: $([ "$RD" = "$_f0" ] && echo no || echo yes)"
 	fi
 	xps_unload
 }
