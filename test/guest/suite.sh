@@ -1246,10 +1246,10 @@ t_concurrent() {
 	*) fail "masks after concurrent writes read '$_m': tx-0 must hold one writer's last mask (1, 2, 4 or 8), tx-N mask 1<<N" ;;
 	esac
 	# Steering follows what reads back (tx-0's CPU also names tx-N).
-	_t0=$(cat "$(xf dum0 0)")
+	_tx0=$(cat "$(xf dum0 0)")
 	_spec=
 	for _c in $CPUS; do
-		_in0=$((0x$_t0 >> _c & 1))
+		_in0=$((0x$_tx0 >> _c & 1))
 		if [ "$_c" = 0 ]; then
 			if [ "$_in0" = 1 ]; then _q=0; else _q='*'; fi
 		elif [ "$_in0" = 1 ]; then
