@@ -3,6 +3,9 @@
 # make                build xps_steer.ko for the running kernel (KDIR= to override)
 # make demo           boot a QEMU guest and show steering per CPU
 # make check          lint, build and run the test suite in a QEMU guest
+# make fuzz           fuzz the map builder for FUZZ_SECONDS (default 300)
+# make fuzz-ci        the same, 60 s (the CI round)
+# make fuzz-selftest  plant bugs in a copy of src/map.c; each must be found
 # make clean
 # make dkms-install   register, build and install with DKMS (KVER= kernel,
 #                     default the running one); make dkms-uninstall
@@ -62,6 +65,16 @@ check-rpm:
 check-install:
 	test/install-test.sh
 
+FUZZ_SECONDS ?= 300
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) test/fuzz/run.sh
+
+fuzz-ci:
+	FUZZ_SECONDS=60 test/fuzz/run.sh
+
+fuzz-selftest:
+	FUZZ_SECONDS=60 test/fuzz/selftest.sh
+
 .PHONY: all modules clean kdir-exists check demo check-version dkms-install \
 	dkms-uninstall deb rpm check-packages check-dkms \
-	check-rpm check-install
+	check-rpm check-install fuzz fuzz-ci fuzz-selftest

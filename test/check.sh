@@ -21,9 +21,12 @@ make -s -C "$top" KDIR="$kdir" >/dev/null
 "$top/test/vm.sh" --ko "$top/xps_steer.ko" --script "$top/test/guest/suite.sh" \
 	--smp 4 --log "$out/console.log" || status=1
 
-# One summary over both KTAP streams; a SKIP is reported, never a pass.
+# One summary over the KTAP streams; a SKIP is reported, never a pass.
 tr -d '\r' <"$out/console.log" >"$out/suite.tap"
-count() { cat "$out/lint.tap" "$out/suite.tap" | grep -cE "$1" || true; }
+# Every row of docs/bad-input.md must have been checked by a passing test.
+"$top/test/catalogue.sh" "$top/docs/bad-input.md" "$out/suite.tap" |
+	tee "$out/catalogue.tap" || status=1
+count() { cat "$out/lint.tap" "$out/suite.tap" "$out/catalogue.tap" | grep -cE "$1" || true; }
 skipped=$(count '^ok [0-9]+ .*# SKIP')
 passed=$(($(count '^ok [0-9]+') - skipped))
 failed=$(count '^not ok [0-9]+')

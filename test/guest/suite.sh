@@ -81,6 +81,40 @@ topo_setup() {
 	[ "$T_FAIL" = 0 ]
 }
 
+# ------------------------------------------------- bad-input catalogue --
+#
+# Each case of docs/bad-input.md prints one line
+#   # catalogue: ID | RESULT | LOG
+# once its checks have run: RESULT is what the case observed (xwrite's
+# "ok N"/"err ERRNO", or a word such as EINVAL or loaded), LOG the
+# xps_steer kernel log lines since row_mark (timestamps cut, load/unload
+# banners dropped, " / "-joined, "none" if there were none).
+# test/catalogue.sh then requires, for every row of the doc, such a line
+# inside a passing test of the number the doc names, with the same RESULT
+# and LOG, and no line for an ID the doc lacks.
+
+ROW_N=0
+ROW_MARK=
+row_mark() {
+	ROW_N=$((ROW_N + 1))
+	ROW_MARK="xps-suite-row-$$-$ROW_N"
+	echo "<6>$ROW_MARK" >/dev/kmsg
+}
+
+# row_log [ERE]: the xps_steer log lines since row_mark (matching ERE).
+row_log() {
+	dmesg | awk -v m="$ROW_MARK" 'f { print } index($0, m) { f = 1 }' |
+		sed 's/^\[[^]]*\] //' | grep '^xps_steer: ' |
+		grep -v -e '^xps_steer: version .* loaded$' -e '^xps_steer: unloaded$' \
+			-e 'taints kernel' -e 'module verification failed' |
+		grep -E -- "${1:-.}" |
+		awk '{ printf "%s%s", (NR > 1 ? " / " : ""), $0 } END { if (!NR) printf "none" }'
+}
+
+row() {		# ID RESULT [ERE]: the catalogue line for row ID
+	echo "# catalogue: $1 | $2 | $(row_log "$3")"
+}
+
 # ---------------------------------------------------------------- tests --
 
 t_load() {
@@ -309,32 +343,42 @@ t_diff() {
 	diag "$_nok valid writes accepted identically"
 }
 
-# Inputs in xwrite's escape syntax; @empty/@long1/@long0 are generated.
-BAD_INPUTS='@empty
-\n
-g
-0x3
-1,,2
-123456789
-000000001
-ff
-10
-1f
-\x201
-1\x20
--1
-+1
-1,2,3,4,5
-0,1
-00000000,1
-1\n\n
-\n1
-1\x00
-1\t
-ffffffffff
-,
-@long1
-@long0'
+# Catalogue ID and input in xwrite's escape syntax (no literal blanks);
+# @empty, @long1, @long0 and @page are generated.
+BAD_INPUTS='X01 @empty
+X02 \n
+X03 \x20
+X04 \t
+X05 \x20\n
+X06 \n\n
+X07 g
+X08 0x3
+X09 1,,2
+X10 123456789
+X11 000000001
+X12 ff
+X13 10
+X14 1f
+X15 \x201
+X16 1\x20
+X17 -1
+X18 +1
+X19 1,2,3,4,5
+X20 0,1
+X21 00000000,1
+X22 1,0
+X23 00000001,00000000
+X24 1\n\n
+X25 \n1
+X26 1\x00
+X27 1\t
+X28 ffffffffff
+X29 ,
+X30 1,
+X31 ,1
+X32 @long1
+X33 @long0
+X34 @page'
 
 choose_priv() {
 	PRIV_NOCAP='' PRIV_USER=''
@@ -369,14 +413,22 @@ t_badinput() {
 	_nerr=0
 	_n=0
 	diag "inputs written to tx-1 of both, each after presetting both to 5:"
-	while IFS= read -r _in; do
+	while read -r _id _in; do
 		case $_in in
 		@empty) _in= ;;
 		@long1) _in=$(awk 'BEGIN { while (i++ < 5000) printf "1" }') ;;
 		@long0) _in=$(awk 'BEGIN { while (i++ < 5000) printf "0" }') ;;
+		@page) _in=$(awk 'BEGIN { while (i++ < 4095) printf "0" }')1 ;;
 		esac
+		# The rejection line is ratelimited (10 per 5 s): at most 9
+		# writes per 5.5 s keep every one of them in the log.
+		[ $((_n % 9)) != 0 ] || [ "$_n" = 0 ] || sleep 5.5
 		_n=$((_n + 1))
-		cmp_write "$_in" 1 5 && case $CMP_RES in err*) _nerr=$((_nerr + 1)) ;; esac
+		row_mark
+		if cmp_write "$_in" 1 5; then
+			case $CMP_RES in err*) _nerr=$((_nerr + 1)) ;; esac
+			row "$_id" "$CMP_RES" 'tx-1: xps_cpus'
+		fi
 	done <<EOF
 $BAD_INPUTS
 EOF
@@ -386,8 +438,9 @@ EOF
 	if choose_priv; then
 		# shellcheck disable=SC2086
 		for _who in nocap user; do
-			if [ $_who = nocap ]; then _p=$PRIV_NOCAP _want=EPERM; else _p=$PRIV_USER _want=EACCES; fi
+			if [ $_who = nocap ]; then _p=$PRIV_NOCAP _want=EPERM _id=S01; else _p=$PRIV_USER _want=EACCES _id=S02; fi
 			xw - "$(xf dum0 1)" 5; xw ref "$(kf dum1 1)" 5
+			row_mark
 			_ra=$(in_ns - $_p xwrite -- "$(xf dum0 1)" 3 2>&1)
 			_rb=$(in_ns ref $_p xwrite -- "$(kf dum1 1)" 3 2>&1)
 			rdn - "$(xf dum0 1)"; _a=$RD
@@ -400,8 +453,19 @@ EOF
 				fail "$_who write changed a mask: xps_steer '$(show "$_a")', kernel '$(show "$_b")'"
 			else
 				diag "$_who ($_p): '$_ra' on both, masks still 5"
+				row $_id "$_ra" xps_cpus
 			fi
 		done
+		# Reading needs no privilege (mode 0644), as with the kernel's.
+		row_mark
+		_ra=$(in_ns - $PRIV_USER xwrite -R -- "$(xf dum0 1)" - 2>&1)
+		_rb=$(in_ns ref $PRIV_USER xwrite -R -- "$(kf dum1 1)" - 2>&1)
+		if [ "$_ra" != "$_rb" ] || [ "$_ra" != "ok 2" ]; then
+			fail "uid 65534 read: xps_steer '$_ra', kernel '$_rb', expected 'ok 2' ('5\\n')"
+		else
+			diag "uid 65534 read: '$_ra' on both"
+			row S03 "$_ra" xps_cpus
+		fi
 	fi
 	klog_expect "xps_steer: dum0: tx-1: xps_cpus write rejected ("
 }
@@ -479,6 +543,36 @@ t_rmmod_tcp_cleanup() {	# only if something failed half-way
 	T8_PIDS=
 }
 
+# fd_open PID PATTERN: process PID has a file matching PATTERN open.
+fd_open() {
+	ls -l "/proc/$1/fd" 2>/dev/null | grep -q -- "$2"
+}
+
+# held_io ID PID OUT: a `xwrite -g` started earlier must print "err ENODEV"
+# (its descriptor outlived the file); catalogue row ID on success.
+held_io() {
+	wait_pid "$2" 20
+	_r=$(cat "$3")
+	if [ "$_r" = "err ENODEV" ]; then
+		diag "$1: I/O through a descriptor that outlived its file: '$_r'"
+		row "$1" "$_r" xps_cpus
+	else
+		fail "$1: I/O through a descriptor that outlived its file gave '$_r' (exit $WAIT_RC), expected 'err ENODEV'"
+	fi
+}
+
+# held_start GONE FILE [-R]: an xwrite that opens FILE now and writes "3"
+# (or reads, -R) once the path GONE has gone; returns once FILE is open.
+held_start() {
+	HELD_N=$((HELD_N + 1))
+	HELD_OUT=$W/held.$HELD_N
+	xwrite -g "$1" ${3:+"$3"} -- "$2" 3 >"$HELD_OUT" 2>&1 &
+	HELD_PID=$!
+	wait_until 10 fd_open "$HELD_PID" "$(basename "$(dirname "$2")")/xps_cpus" ||
+		fail "xwrite (pid $HELD_PID) did not open $2"
+}
+HELD_N=0
+
 t_delete() {
 	must ip link add dum9 numtxqueues $NQ type dummy || return
 	must ip link set dum9 up
@@ -487,6 +581,12 @@ t_delete() {
 	klog_expect "xps_steer: dum9: attached ($NQ tx queues)"
 	expect_tree dum9 $NQ
 	set_masks dum9 1 2
+	# Descriptors opened before the delete, used after it.
+	row_mark
+	held_start "$XS/dum9" "$(xf dum9 1)"
+	_pw=$HELD_PID _ow=$HELD_OUT
+	held_start "$XS/dum9" "$(xf dum9 2)" -R
+	_pr=$HELD_PID _or=$HELD_OUT
 	klog_mark
 	must ip link del dum9
 	if wait_until 2 path_absent "$XS/dum9"; then
@@ -495,6 +595,15 @@ t_delete() {
 		fail "$XS/dum9 still exists after the device was deleted"
 	fi
 	klog_expect "xps_steer: dum9: detached"
+	held_io S04 "$_pw" "$_ow"
+	held_io S05 "$_pr" "$_or"
+	row_mark
+	xw - "$(xf dum9 1)" 3
+	if [ "$XW" = "err ENOENT" ]; then
+		row S06 "$XW" xps_cpus
+	else
+		fail "write to a deleted device's file gave '$XW', expected 'err ENOENT'"
+	fi
 	# The name stays listed: a new dum9 is attached afresh.
 	must ip link add dum9 numtxqueues $NQ type dummy
 	if wait_until 2 test -d "$XS/dum9"; then
@@ -502,8 +611,13 @@ t_delete() {
 	else
 		fail "a re-created dum9 was not attached again"
 	fi
-	must ip link del dum9
+	# A descriptor held across the module's unload.
+	row_mark
+	held_start "$XS" "$(xf dum9 0)"
+	_pw=$HELD_PID _ow=$HELD_OUT
 	xps_unload && diag "modprobe -r ok, $XS gone"
+	held_io S08 "$_pw" "$_ow"
+	must ip link del dum9
 }
 
 t_delete_cleanup() { ip link del dum9; }
@@ -519,6 +633,7 @@ mask_writer() {
 # deleted while a writer loops on each of its queues.
 t_store_race() {
 	xps_load dev=dumz || return
+	row_mark
 	_round=0
 	while [ $_round -lt 20 ] && [ "$T_FAIL" = 0 ]; do
 		must ip link add dumz numtxqueues $NQ type dummy || return
@@ -541,6 +656,7 @@ t_store_race() {
 		_round=$((_round + 1))
 	done
 	diag "$_round rounds: dumz deleted under $NQ looping writers each time"
+	[ "$T_FAIL" = 0 ] && row S07 "no hang" xps_cpus
 	xps_unload
 }
 
@@ -549,13 +665,17 @@ t_store_race_cleanup() { ip link del dumz; }
 t_late() {
 	ip link del late0 2>/dev/null
 	klog_mark
+	row_mark
 	xps_load dev=late0 || return
-	klog_expect "xps_steer: late0: not present, will attach when it registers"
+	klog_expect "xps_steer: late0: not present, will attach when it registers" &&
+		row P18 loaded
 	expect_no_tree late0
 	# Names are looked up in the initial netns only.
+	row_mark
 	must ip -n peer link add late0 numtxqueues $NQ type dummy
 	sleep 0.2
-	expect_no_tree late0 && diag "late0 created in netns peer: not attached"
+	expect_no_tree late0 && diag "late0 created in netns peer: not attached" &&
+		row P19 "not attached"
 	must ip link add late0 numtxqueues $NQ numrxqueues $NQ type dummy || return
 	must ip addr add 10.9.3.1/24 dev late0
 	must ip link set late0 up
@@ -586,6 +706,13 @@ t_rename() {
 	must ip link set dum0 name dumr || return
 	must ip link set dumr up
 	expect_no_tree dum0
+	row_mark
+	xw - "$(xf dum0 1)" 3
+	if [ "$XW" = "err ENOENT" ]; then
+		row S13 "$XW" xps_cpus
+	else
+		fail "write to the old name's file after a rename gave '$XW', expected 'err ENOENT'"
+	fi
 	expect_tree dumr $NQ || return
 	expect_masks dumr $(map11 $NQ)
 	udp_all - dumr "$DST0" "0:0 1:1 2:2 3:3"
@@ -635,6 +762,7 @@ t_refused() {
 	# /dev/net/tun appears (devtmpfs) only once tun is loaded: no udev here.
 	modprobe tun >/dev/null 2>&1
 	klog_mark
+	row_mark
 	xps_load dev=s0,bond0,tap0,team0 || return
 	must ip tuntap add dev tap0 mode tap multi_queue
 	# Queues attached by tapq: carrier on, and its TUNSETIFF would fail
@@ -650,7 +778,8 @@ t_refused() {
 	must ip addr add 10.9.7.1/24 dev team0
 	must ip link set team0 up
 	must ip link set team0 carrier on
-	klog_expect "xps_steer: s0: refused: single-queue device"
+	klog_expect "xps_steer: s0: refused: single-queue device" &&
+		expect_no_tree s0 && row P20 loaded 'xps_steer: s0: '
 	klog_expect "xps_steer: bond0: refused: driver has its own ndo_select_queue"
 	klog_expect "xps_steer: tap0: refused: driver tun recognises its devices by their netdev_ops pointer"
 	klog_expect "xps_steer: team0: refused: driver team recognises its devices by their netdev_ops pointer"
@@ -702,6 +831,9 @@ t_queues() {
 	diag "ethtool -l veth0:"
 	diag_file "$W/ethtool.out" 12
 	set_masks veth0 $(map11 $NQ) || return
+	row_mark
+	held_start "$XS/veth0/tx-3" "$(xf veth0 3)"
+	_pw=$HELD_PID _ow=$HELD_OUT
 	if ! ethtool -L veth0 tx 2 >"$W/ethtool.out" 2>&1; then
 		if grep -qi 'not supported' "$W/ethtool.out"; then
 			skip "ethtool -L unsupported on veth: $(head -n 1 "$W/ethtool.out")"
@@ -724,6 +856,15 @@ t_queues() {
 	must ip link set veth0 down
 	must ip link set veth0 up
 	expect_tree veth0 2 && diag "after down/up: masks $(read_masks veth0 2)"
+	held_io S10 "$_pw" "$_ow"
+	row_mark
+	xw - "$(xf veth0 3)" 8
+	_r=$(xwrite -R -- "$(xf veth0 3)" - 2>&1)
+	if [ "$XW" = "err ENOENT" ] && [ "$_r" = "err ENOENT" ]; then
+		row S09 "$XW" xps_cpus
+	else
+		fail "tx-3 after the shrink: write '$XW', read '$_r', expected 'err ENOENT' for both"
+	fi
 	must ethtool -L veth0 tx $NQ || return
 	must ip link set veth0 down
 	must ip link set veth0 up
@@ -844,11 +985,21 @@ t_window_cleanup() {
 	[ "$(txq_count veth0)" = $NQ ] || ethtool -L veth0 tx $NQ
 }
 
-# modprobe_bad PARAM ENTRY: the load must fail with EINVAL, leave nothing
-# behind, and log a line naming ENTRY (any xps_steer line if ENTRY empty).
+# modprobe_bad PARAM ENTRY [ID]: the load must fail with EINVAL, leave
+# nothing behind, and log a line naming ENTRY (any xps_steer line if ENTRY
+# empty); then catalogue row ID. PARAM "-": no parameter at all.
 modprobe_bad() {
 	klog_mark
-	if modprobe xps_steer "$1" >"$W/modprobe.out" 2>&1 </dev/null; then
+	row_mark
+	if [ "$1" = - ]; then
+		set -- "" "$2" "$3"
+		modprobe xps_steer >"$W/modprobe.out" 2>&1 </dev/null
+		_rc=$?
+	else
+		modprobe xps_steer "$1" >"$W/modprobe.out" 2>&1 </dev/null
+		_rc=$?
+	fi
+	if [ "$_rc" = 0 ]; then
 		fail "modprobe xps_steer '$1' succeeded, expected EINVAL"
 		modprobe -r xps_steer
 		return 1
@@ -863,33 +1014,112 @@ modprobe_bad() {
 		return 1
 	fi
 	diag "'$1' refused: ${_l#*] }"
+	[ -z "$3" ] || row "$3" EINVAL
+}
+
+# modprobe_ok ID PARAM...: the load must succeed; catalogue row ID with
+# the log of the load. The module stays loaded.
+modprobe_ok() {
+	_id=$1
+	shift
+	row_mark
+	xps_load "$@" || return 1
+	row "$_id" loaded
 }
 
 t_params() {
 	xps_unload || return
-	modprobe_bad dev=dum0,,veth0 ""
-	modprobe_bad dev=dum0, ""
-	modprobe_bad dev=abcdefghijklmnop abcdefghijklmnop
-	modprobe_bad dev=a/b a/b
-	modprobe_bad dev=a:b a:b
-	modprobe_bad dev=.. ..
-	modprobe_bad dev=dum0,veth0,dum0 dum0
+	modprobe_bad - dev= P01
+	modprobe_bad dev= dev= P02
+	modprobe_bad dev=, "" P03
+	modprobe_bad dev=dum0,,veth0 "" P04
+	modprobe_bad dev=dum0, "" P05
+	modprobe_bad dev=abcdefghijklmnop abcdefghijklmnop P06
+	modprobe_bad dev=. . P08
+	modprobe_bad dev=.. .. P09
+	modprobe_bad dev=a/b a/b P10
+	modprobe_bad dev=a:b a:b P11
+	modprobe_bad 'dev=a b' 'a b' P12
+	modprobe_bad 'dev= dum0' ' dum0' P13
+	modprobe_bad dev=dum0,veth0,dum0 dum0 P15
 	_names=$(awk 'BEGIN { for (i = 1; i <= 33; i++) printf "%sn%d", (i > 1 ? "," : ""), i }')
-	modprobe_bad "dev=$_names" dev
+	modprobe_bad "dev=$_names" dev P16
 	# Boundaries that must load: a 15-character name, 32 names.
 	klog_mark
-	if xps_load dev=abcdefghijklmno; then
+	if modprobe_ok P07 dev=abcdefghijklmno; then
 		klog_expect "xps_steer: abcdefghijklmno: not present, will attach when it registers"
 		xps_unload
 	fi
 	klog_mark
 	_names=${_names%,n33}
+	row_mark
 	if xps_load "dev=$_names"; then
 		_n=$(klog_since | grep -c 'xps_steer: n[0-9]*: not present')
-		[ "$_n" = 32 ] || fail "32 names: $_n 'not present' lines, expected 32"
-		diag "32 names accepted"
+		if [ "$_n" = 32 ]; then
+			diag "32 names accepted"
+			echo "# catalogue: P17 | loaded | 32 lines: xps_steer: nN: not present, will attach when it registers"
+		else
+			fail "32 names: $_n 'not present' lines, expected 32"
+		fi
 		xps_unload
 	fi
+	# A tab ends the parameter (the kernel's parser splits at blanks and
+	# modprobe quotes only values with spaces): "b" is another parameter.
+	_tab=$(printf '\t')
+	if modprobe_ok P14 "dev=a${_tab}b"; then
+		expect_no_tree a
+		xps_unload
+	fi
+	# Not a pattern: "pat%d" never matches, the device gets pat<N>.
+	if modprobe_ok P21 'dev=pat%d'; then
+		must ip link add 'pat%d' numtxqueues $NQ type dummy
+		_pd=$(ls /sys/class/net | grep '^pat' | tr '\n' ' ')
+		if [ -z "$_pd" ] || ls "$XS" | grep -q '^pat'; then
+			fail "'ip link add pat%d' made '$_pd'; $XS holds '$(ls "$XS" | tr '\n' ' ')', expected no pat* directory"
+		else
+			diag "'ip link add pat%d' made $_pd, not attached"
+		fi
+		for _d in $_pd; do ip link del "$_d"; done
+		xps_unload
+	fi
+	# Unknown parameters are the kernel's business: logged and ignored.
+	if modprobe_ok P22 dev=dum0 foo=1; then
+		expect_tree dum0 $NQ
+	fi
+	# A second modprobe of a loaded module does nothing, whatever dev= says.
+	row_mark
+	if modprobe xps_steer dev=veth0 >"$W/modprobe.out" 2>&1 </dev/null; then
+		if [ -e "$XS/veth0" ]; then
+			fail "a second modprobe with dev=veth0 attached veth0"
+		else
+			diag "second modprobe dev=veth0: exit 0, veth0 not attached, dev is '$(cat /sys/module/xps_steer/parameters/dev)'"
+			row P23 "no effect"
+		fi
+	else
+		fail "second modprobe xps_steer dev=veth0 failed:"
+		diag_file "$W/modprobe.out"
+	fi
+	# The parameter is read-only (0444) once loaded, even for root.
+	row_mark
+	xw - /sys/module/xps_steer/parameters/dev veth0
+	_r=$(cat /sys/module/xps_steer/parameters/dev)
+	if [ "$XW" = "err EACCES" ] && [ "$_r" = dum0 ]; then
+		row P24 "$XW"
+	else
+		fail "root writing /sys/module/xps_steer/parameters/dev: '$XW', now reads '$_r' (expected 'err EACCES', 'dum0')"
+	fi
+	# So is the features file (the compat probe results).
+	rd "$XS/features"
+	_f0=$RD
+	row_mark
+	xw - "$XS/features" "sysfs_emit no"
+	rd "$XS/features"
+	if [ "$XW" = "err EACCES" ] && [ "$RD" = "$_f0" ]; then
+		row S14 "$XW"
+	else
+		fail "root writing $XS/features: '$XW' (expected 'err EACCES'), content changed: $([ "$RD" = "$_f0" ] && echo no || echo yes)"
+	fi
+	xps_unload
 }
 
 # sock_flood NS ARGS...: udpflood pinned to CPU 0, moving to CPU 1 halfway.
@@ -927,6 +1157,115 @@ t_sockcache() {
 
 t_sockcache_cleanup() { modprobe -r xps_steer; }
 
+# A mask may name a possible CPU that is offline: xps_steer keeps it (and
+# reads it back), so the CPU steers as soon as it comes online. The
+# kernel's file drops offline CPUs: a documented difference.
+OFF_CPU=3
+t_offline() {
+	_on=/sys/devices/system/cpu/cpu$OFF_CPU/online
+	if [ ! -w "$_on" ]; then
+		fail "$_on missing: CPU $OFF_CPU cannot be taken offline"
+		return
+	fi
+	xps_load dev=dum0 || return
+	set_masks dum0 0 0 0 0 || return
+	kset_masks ref dum1 0 0 0 0 || return
+	must sh -c "echo 0 >$_on" || return
+	_online=$(cat /sys/devices/system/cpu/online)
+	diag "CPU $OFF_CPU offline: online CPUs $_online"
+	row_mark
+	xw - "$(xf dum0 3)" 8; _ra=$XW
+	xw ref "$(kf dum1 3)" 8; _rb=$XW
+	rdn - "$(xf dum0 3)"; _a=$RD
+	rdn ref "$(kf dum1 3)"; _b=$RD
+	diag "mask 8 (CPU $OFF_CPU only) written to tx-3: xps_steer '$_ra', reads '$(show "$_a")'; kernel '$_rb', reads '$(show "$_b")'"
+	if [ "$_ra" != "ok 1" ] || [ "$_a" != "8$NL" ]; then
+		fail "a mask naming offline CPU $OFF_CPU: '$_ra', reads '$(show "$_a")', expected 'ok 1' and '8\\n'"
+	fi
+	must sh -c "echo 1 >$_on"
+	wait_until 5 sh -c "[ \"\$(cat /sys/devices/system/cpu/online)\" = 0-3 ]" ||
+		fail "CPU $OFF_CPU did not come back online"
+	rdn - "$(xf dum0 3)"
+	[ "$RD" = "8$NL" ] || fail "after CPU $OFF_CPU came online tx-3 reads '$(show "$RD")', expected '8\\n'"
+	# It steers at once, without a new write.
+	trace_start dum0
+	flood - $OFF_CPU "$DST0" $FLOWS $PKTS && _spec="$OFF_CPU:3:$SENT"
+	trace_stop
+	steer_check "UDP from CPU $OFF_CPU after it came online" dum0 $NQ 0 "${_spec:-$OFF_CPU:3:1}" &&
+		[ "$T_FAIL" = 0 ] && row S11 "$_ra" xps_cpus
+}
+
+t_offline_cleanup() {
+	echo 1 >/sys/devices/system/cpu/cpu$OFF_CPU/online
+	modprobe -r xps_steer
+}
+
+# conc_writer FILE N V1 V2...: N rounds of writing V1, V2, ... in turn
+# (shell redirection: a fresh open and one write each); prints the number
+# of failed writes.
+conc_writer() {
+	_f=$1 _r=$2 _bad=0
+	shift 2
+	while [ "$_r" -gt 0 ]; do
+		for _v in "$@"; do
+			printf '%s\n' "$_v" 2>/dev/null >"$_f" || _bad=$((_bad + 1))
+		done
+		_r=$((_r - 1))
+	done
+	echo "$_bad"
+}
+
+# Concurrent writers: four on tx-0 (each its own CPU), one on each other
+# queue. Every write succeeds, tx-0 ends as one writer's last mask, the
+# others as their writer's, and the map then steers by exactly those.
+t_concurrent() {
+	xps_load dev=dum0 || return
+	row_mark
+	_pids=
+	rm -f "$W"/conc.*
+	# Writers pinned to their own CPU (the subshell pins itself: bash's
+	# BASHPID; unpinned where there is none).
+	for _c in 0 1 2 3; do
+		(	[ -z "${BASHPID:-}" ] || taskset -p "$(cpumask $_c)" "$BASHPID" >/dev/null
+			conc_writer "$(xf dum0 0)" 50 f "$(cpumask $_c)") >"$W/conc.$_c" 2>&1 &
+		_pids="$_pids $!"
+	done
+	for _q in 1 2 3; do
+		(conc_writer "$(xf dum0 $_q)" 50 f 0 "$(cpumask $_q)") >"$W/conc.q$_q" 2>&1 &
+		_pids="$_pids $!"
+	done
+	for _p in $_pids; do
+		wait_pid "$_p" 180 || fail "writer $_p: exit $WAIT_RC"
+	done
+	_bad=$(cat "$W"/conc.* | awk '{ t += $1 } END { print t + 0 }')
+	[ "$_bad" = 0 ] || fail "$_bad of 850 concurrent writes failed: $(cat "$W"/conc.* | tr '\n' ' ')"
+	_m=$(read_masks dum0 $NQ)
+	diag "after 4 x 100 writes to tx-0 and 3 x 150 to tx-1..tx-3, all at once: masks $_m"
+	case $_m in
+	"1 2 4 8"|"2 2 4 8"|"4 2 4 8"|"8 2 4 8") ;;
+	*) fail "masks after concurrent writes read '$_m': tx-0 must hold one writer's last mask (1, 2, 4 or 8), tx-N mask 1<<N" ;;
+	esac
+	# Steering follows what reads back (tx-0's CPU also names tx-N).
+	_tx0=$(cat "$(xf dum0 0)")
+	_spec=
+	for _c in $CPUS; do
+		_in0=$((0x$_tx0 >> _c & 1))
+		if [ "$_c" = 0 ]; then
+			if [ "$_in0" = 1 ]; then _q=0; else _q='*'; fi
+		elif [ "$_in0" = 1 ]; then
+			_q="0,$_c"
+		else
+			_q=$_c
+		fi
+		_spec="$_spec${_spec:+ }$_c:$_q"
+	done
+	udp_all - dum0 "$DST0" "$_spec"
+	steer_check "UDP after concurrent writes" dum0 $NQ 0 "$SPEC"
+	[ "$T_FAIL" = 0 ] && row S12 ok xps_cpus
+}
+
+t_concurrent_cleanup() { modprobe -r xps_steer; }
+
 t_final() {
 	xps_unload
 	[ -e "$XS" ] && fail "$XS exists with the module unloaded"
@@ -942,7 +1281,7 @@ t_final() {
 
 T_START=$(date +%s)
 echo "TAP version 13"
-echo "1..17"
+echo "1..20"
 diag "kernel $(uname -r), CPUs online: $CPUS(nr_cpu_ids $NR_CPU_IDS)"
 if [ "$NR_CPU_IDS" != 4 ] || [ "$NCPU" != 4 ]; then
 	echo "Bail out! the suite's masks assume 4 possible and online CPUs"
@@ -970,6 +1309,8 @@ run_test "queue count change with ethtool -L: never a queue beyond real_num_tx_q
 run_test "shrink window: before the tree refresh, no queue >= real_num_tx_queues" t_window
 run_test "dev= list validation: invalid lists fail with EINVAL naming the entry" t_params
 run_test "socket-cached queue: connected sockets keep it across a CPU move, like kernel XPS" t_sockcache
+run_test "offline CPU in a mask: kept and read back, steers once the CPU is online" t_offline
+run_test "concurrent writers: every write succeeds, last writes win, steering follows" t_concurrent
 run_test "final: module unloads, no kernel warnings" t_final
 
 T_END=$(date +%s)

@@ -9,9 +9,13 @@
  * bytes in a single write() to both files and an errno that can be compared
  * as a string.
  *
- * usage: xwrite [-n] [-r] [--] FILE STRING   (options only before FILE, so a
- *        STRING like "-1" is data, not an option)
+ * usage: xwrite [-n] [-r] [-R] [-g PATH] [--] FILE STRING   (options only
+ *        before FILE, so a STRING like "-1" is data, not an option)
  *   STRING escapes (unless -r): \n \t \\ \xHH     -n: append a newline
+ *   -R: one read() of up to 4096 bytes instead of the write (STRING ignored)
+ *   -g PATH: after open(), wait until PATH is gone (up to 30 s, else
+ *       "err ETIMEDOUT"), then write or read: I/O through a descriptor
+ *       that outlived its file
  * Prints "ok <bytes returned by write>" or "err <ERRNO NAME>" (also when
  * open() fails) and exits 0; exits 2 only on usage errors.  The caller
  * compares the printed strings.
@@ -21,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static const struct { int err; const char *name; } names[] = {
@@ -90,15 +96,19 @@ static size_t unescape(char *s)
 
 int main(int argc, char **argv)
 {
-	int newline = 0, raw = 0, opt, fd;
+	int newline = 0, raw = 0, rd = 0, opt, fd, i;
+	const char *gone = NULL;
+	struct stat st;
 	size_t len;
 	ssize_t n;
 	char *buf;
 
-	while ((opt = getopt(argc, argv, "+nr")) != -1) {
+	while ((opt = getopt(argc, argv, "+nrRg:")) != -1) {
 		switch (opt) {
 		case 'n': newline = 1; break;
 		case 'r': raw = 1; break;
+		case 'R': rd = 1; break;
+		case 'g': gone = optarg; break;
 		default: goto usage;
 		}
 	}
@@ -106,7 +116,7 @@ int main(int argc, char **argv)
 		goto usage;
 
 	len = strlen(argv[optind + 1]);
-	buf = malloc(len + 2);
+	buf = malloc(len + 4096 + 2);
 	if (!buf)
 		return 2;
 	memcpy(buf, argv[optind + 1], len + 1);
@@ -115,9 +125,27 @@ int main(int argc, char **argv)
 	if (newline)
 		buf[len++] = '\n';
 
-	fd = open(argv[optind], O_WRONLY);
+	fd = open(argv[optind], rd ? O_RDONLY : O_WRONLY);
 	if (fd < 0) {
 		print_err(errno);
+		return 0;
+	}
+	for (i = 0; gone && lstat(gone, &st) == 0; i++) {
+		const struct timespec tick = { 0, 100 * 1000 * 1000 };
+
+		if (i == 300) {
+			print_err(ETIMEDOUT);
+			return 0;
+		}
+		nanosleep(&tick, NULL);
+	}
+	if (rd) {
+		n = read(fd, buf, 4096);
+		if (n < 0)
+			print_err(errno);
+		else
+			printf("ok %zd\n", n);
+		close(fd);
 		return 0;
 	}
 	/* Exactly one write(): a partial count is reported, never retried. */
@@ -130,6 +158,6 @@ int main(int argc, char **argv)
 	close(fd);
 	return 0;
 usage:
-	fprintf(stderr, "usage: xwrite [-n] [-r] FILE STRING\n");
+	fprintf(stderr, "usage: xwrite [-n] [-r] [-R] [-g PATH] FILE STRING\n");
 	return 2;
 }

@@ -1,0 +1,104 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# run.sh - `make fuzz`: build the map fuzzer (src/map.c unchanged, libFuzzer,
+# ASan, UBSan with integer checks) and run it for a bounded time.
+#
+# Usage: test/fuzz/run.sh [--seconds N] [--map FILE] [--corpus DIR] [--seeds DIR]
+#   --seconds N   run time (default $FUZZ_SECONDS, else 300)
+#   --map FILE    fuzz this copy of map.c instead of src/map.c (used by
+#                 selftest.sh to plant bugs)
+#   --corpus DIR  keep the working corpus in DIR (default: a fresh temporary
+#                 directory, so every run starts from the committed seeds in
+#                 test/fuzz/corpus/, which it never modifies)
+#   --seeds DIR   start from the inputs in DIR instead of test/fuzz/corpus/
+# Environment: XPS_STEER_FUZZ_OUT  build and artifact directory (default: a
+#                 new /tmp/xps_steer-fuzz.XXXXXX)
+#
+# Exit status: 0 if the time ran out without a finding; 1 on any finding
+# (model mismatch, sanitizer report, leak, crash, timeout, out of memory):
+# the reproducer is kept and the command that replays it is printed; 2 on
+# usage or build errors.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/../.." && pwd)
+seconds=${FUZZ_SECONDS:-300}
+map=$top/src/map.c
+corpus=''
+seeds=$here/corpus
+
+die() { echo "fuzz: $*" >&2; exit 2; }
+while (($#)); do
+	case $1 in
+	--seconds) seconds=${2:?} && shift ;;
+	--map) map=${2:?} && shift ;;
+	--corpus) corpus=${2:?} && shift ;;
+	--seeds) seeds=${2:?} && shift ;;
+	*) die "unknown argument '$1' (see the header of $0)" ;;
+	esac
+	shift
+done
+[[ $seconds =~ ^[1-9][0-9]*$ ]] || die "--seconds/FUZZ_SECONDS must be a positive integer, not '$seconds'"
+[ -r "$map" ] || die "no $map"
+
+# Debian 12: clang 14 with its runtime libraries (libFuzzer, sanitizers).
+pkgs=(clang libclang-rt-14-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f '${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed ||
+		missing+=("$p")
+done
+if ((${#missing[@]})); then
+	echo "fuzz: installing ${missing[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+out=${XPS_STEER_FUZZ_OUT:-$(mktemp -d /tmp/xps_steer-fuzz.XXXXXX)}
+mkdir -p "$out"
+bin=$out/fuzz_map
+# -fsanitize=integer minus unsigned-shift-base: the bitmap code shifts
+# ~0UL on purpose, as the kernel does. The other integer checks flag any
+# unsigned wrap-around and any implicit truncation (a queue number that
+# does not fit in u16).
+san=fuzzer,address,undefined,implicit-conversion,unsigned-integer-overflow
+clang -std=gnu11 -g -O1 -Wall -Wextra -Werror -fno-omit-frame-pointer \
+	-fsanitize=$san -fno-sanitize-recover=all \
+	-I"$here/include" -I"$top/src" \
+	-o "$bin" "$here/fuzz_map.c" "$map" ||
+	die "build failed"
+echo "fuzz: built $bin from $map"
+
+work=${corpus:-$out/corpus}
+mkdir -p "$work"
+log=$out/fuzz.log
+echo "fuzz: running for ${seconds} s from $(find "$seeds" -type f | wc -l) seeds in $seeds (log: $log)"
+rc=0
+# -timeout: one input taking 25 s is a hang. -rss_limit_mb: a runaway
+# allocation is a finding too.
+# CPU time too: on a shared machine exec/s says more about the load.
+TIMEFORMAT='%U %S'
+{ time "$bin" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2048 \
+	-print_final_stats=1 -artifact_prefix="$out/" \
+	"$work" "$seeds" >"$log" 2>&1; } 2>"$out/cpu" || rc=$?
+cpu=$(awk '{ printf "%.1f", $1 + $2 }' "$out/cpu")
+
+stat() { awk -v k="stat::$1:" '$1 == k { print $2 }' "$log"; }
+last=$(grep -E '^#[0-9]+' "$log" | tail -n 1 || true)
+cov=$(sed -n 's/.* cov: \([0-9]*\) ft: \([0-9]*\) corp: \([0-9]*\)\/.*/cov \1, ft \2, corpus \3/p' <<<"$last")
+if ((rc != 0)); then
+	artifact=$(sed -n "s/.*Test unit written to \(.*\)/\1/p" "$log" | tail -n 1)
+	echo "fuzz: FAIL: finding (libFuzzer exit $rc) after $(stat number_of_executed_units) runs:"
+	grep -E 'fuzz_map: FAIL|ERROR: |runtime error|SUMMARY' "$log" | head -n 8 | sed 's/^/fuzz:   /'
+	echo "fuzz: reproducer: ${artifact:-none written}"
+	[ -z "$artifact" ] || echo "fuzz: replay with: $bin $artifact"
+	exit 1
+fi
+runs=$(stat number_of_executed_units)
+if [ -z "$runs" ] || ((runs == 0)); then
+	echo "fuzz: FAIL: the fuzzer ran no input"
+	tail -n 20 "$log"
+	exit 1
+fi
+echo "fuzz: PASS: $runs runs in $seconds s ($(stat average_exec_per_sec) exec/s; $cpu s of CPU: $(awk -v r="$runs" -v c="$cpu" 'BEGIN { printf "%d", (c > 0 ? r / c : 0) }') runs per CPU second), $cov, peak RSS $(stat peak_rss_mb) MB, no finding"
