@@ -3,6 +3,7 @@
 # make                build xps_steer.ko for the running kernel (KDIR= to override)
 # make demo           boot a QEMU guest and show steering per CPU
 # make check          lint, build and run the test suite in a QEMU guest
+# make bench          benchmark against stock selection and kernel XPS (docs/perf.md)
 # make clean
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
@@ -25,4 +26,7 @@ check:
 demo:
 	test/demo.sh
 
-.PHONY: all modules clean kdir-exists check demo
+bench:
+	test/bench.sh
+
+.PHONY: all modules clean kdir-exists check demo bench
