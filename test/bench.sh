@@ -206,6 +206,7 @@ set title "Per-packet cost: packets per guest-second, relative to B (kernel XPS)
 set yrange [0.8:1.2]
 set ylabel "rate / rate(B)"
 plot '$out/plot-cost.dat' using 2:xtic(1) title 'A stock', '' using 3 title 'B kernel XPS', '' using 4 title 'C xps\_steer'
+set key top right
 set title "Locality: distinct transmitting CPUs per TX queue (4 vCPUs)"
 set yrange [0:4.5]
 set ylabel "CPUs per queue, mean (lower is better)"

@@ -265,8 +265,9 @@ median() {
 # mem_window CMD...: run CMD with kmem allocation/free events traced. Sets
 # MW_NET (bytes_alloc of objects allocated and not freed in the window) and
 # MW_MAX (bytes_alloc of the largest such object allocated from xps_steer's
-# own code: in a mask-write window that is the new map; the old one is
-# freed after an RCU grace period).
+# own code, or by kvmalloc/kmalloc_large for it (a map above 8 KiB): in a
+# mask-write window that is the new map; the old one is freed after an RCU
+# grace period).
 mem_window() {
 	_evs=
 	for _e in kmalloc kmalloc_node kmem_cache_alloc kmem_cache_alloc_node kfree kmem_cache_free; do
@@ -293,7 +294,7 @@ mem_window() {
 				if ($i ~ /^bytes_alloc=/) b = substr($i, 13) + 0
 			}
 			if (p == "" || p ~ /^0+$/ || p == "(null)") next
-			if (b) { live[p] = b; mod[p] = index($0, "[xps_steer]") > 0 }
+			if (b) { live[p] = b; mod[p] = (index($0, "[xps_steer]") > 0 || $0 ~ /call_site=_*(kvmalloc|kmalloc_large|kmalloc_order)/) }
 			else if (p in live) delete live[p]
 		}
 		END { for (p in live) { n += live[p]; if (mod[p] && live[p] > map) map = live[p] }; print n + 0, map + 0 }' "$W/mw.trace")
