@@ -335,6 +335,9 @@ EOF
 } >"$docs/perf.md"
 
 printf '%s\n' "${verdicts[@]}" >&2
+if grep -q '^BENCH d_unavailable' "$B"; then
+	say "D (tc skbedit queue_mapping hash-type cpuid) not measured: the guest's tc/kernel refused it (details in perf.md)"
+fi
 say "wrote $docs/perf.md and $plot; logs in $out; took $elapsed s"
 if ((fail_t)); then
 	say "FAIL: a target was missed (see above and docs/perf.md)"
