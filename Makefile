@@ -6,6 +6,7 @@
 # make fuzz           fuzz the map builder for FUZZ_SECONDS (default 300)
 # make fuzz-ci        the same, 60 s (the CI round)
 # make fuzz-selftest  plant bugs in a copy of src/map.c; each must be found
+# make bench          benchmark against stock selection and kernel XPS (docs/perf.md)
 # make clean
 # make dkms-install   register, build and install with DKMS (KVER= kernel,
 #                     default the running one); make dkms-uninstall
@@ -78,3 +79,7 @@ fuzz-selftest:
 .PHONY: all modules clean kdir-exists check demo check-version dkms-install \
 	dkms-uninstall deb rpm check-packages check-dkms \
 	check-rpm check-install fuzz fuzz-ci fuzz-selftest
+bench:
+	test/bench.sh
+
+.PHONY: bench

@@ -30,6 +30,8 @@
 #                   D/lib/modules)
 #   --qemu ARG      extra QEMU argument, repeatable (e.g. --qemu -icount
 #                   --qemu shift=4)
+#   --tcg-single    single-threaded TCG (-accel tcg,thread=single), which
+#                   QEMU requires for -icount
 #
 # Environment: XPS_STEER_KVM=1 uses -accel kvm (default TCG: nested KVM
 # hangs here); XPS_STEER_CACHE overrides the kernel cache dir.
@@ -62,7 +64,7 @@ usage() {
 
 kos=() mods=() args=() qemu_extra=()
 script='' smp=4 maxcpus='' mem=1G tmo=900 log='' append='' nic=0
-kernel_root='' abi=''
+kernel_root='' abi='' tcg_thread=multi
 while (($#)); do
 	case $1 in
 	--ko) kos+=("${2:?}") && shift ;;
@@ -78,6 +80,7 @@ while (($#)); do
 	--kernel-root) kernel_root=${2:?} && shift ;;
 	--abi) abi=${2:?} && shift ;;
 	--qemu) qemu_extra+=("${2:?}") && shift ;;
+	--tcg-single) tcg_thread=single ;;
 	--) shift && args=("$@") && break ;;
 	-h | --help) usage ;;
 	*) die "unknown option '$1' (see --help)" ;;
@@ -273,7 +276,7 @@ echo "vm.sh: initramfs $(du -h "$initrd" | cut -f1), $(find "$gmods" -name '*.ko
 if [[ ${XPS_STEER_KVM:-0} == 1 ]]; then
 	accel=(-accel kvm -cpu host)
 else
-	accel=(-accel 'tcg,thread=multi')
+	accel=(-accel "tcg,thread=$tcg_thread")
 fi
 netdev=()
 if ((nic)); then

@@ -23,8 +23,14 @@
  * second half keeps the queue chosen on the first CPU, as the kernel's XPS
  * does, or is steered again.
  *
+ * With -t SECONDS the run is time-bounded instead: it sends until SECONDS
+ * of CLOCK_MONOTONIC have passed (checked every 32 packets; -n is then
+ * ignored) and also prints the elapsed time and packets per second. Under
+ * QEMU -icount that clock is guest time, a function of executed guest
+ * instructions, so the rate is an exact per-packet cost (test/bench.sh).
+ *
  * usage: udpflood -d ADDR [-p PORT] [-f NFLOWS] [-n COUNT] [-s SIZE]
- *                 [-P BASEPORT] [-I IFNAME] [-c] [-m CPU]
+ *                 [-P BASEPORT] [-I IFNAME] [-c] [-m CPU] [-t SECONDS]
  * Prints one line: what was sent, from which CPU (sched_getcpu() before and
  * after, to show taskset pinning held), and send errors if any.
  * Exit 0 if at least one packet was sent, 1 otherwise, 2 on usage errors.
@@ -38,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_FLOWS 512
@@ -58,7 +65,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: udpflood -d ADDR [-p PORT] [-f NFLOWS] [-n COUNT] [-s SIZE]\n"
-		"                [-P BASEPORT] [-I IFNAME] [-c] [-m CPU]\n");
+		"                [-P BASEPORT] [-I IFNAME] [-c] [-m CPU] [-t SECONDS]\n");
 	exit(2);
 }
 
@@ -76,11 +83,20 @@ static long num(const char *s, long min, long max)
 	return v;
 }
 
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 int main(int argc, char **argv)
 {
 	const char *daddr = NULL, *ifname = NULL;
 	long port = 9000, nflows = 64, count = 800, size = 64, baseport = 0;
-	long migrate = -1;
+	long migrate = -1, seconds = 0;
+	double t0 = 0, t1 = 0;
 	int connected = 0, cpu_mid = -1;
 	static int fds[MAX_FLOWS];
 	static char buf[65536];
@@ -88,7 +104,7 @@ int main(int argc, char **argv)
 	long i, sent = 0, errs = 0;
 	int first_err = 0, cpu0, cpu1, opt;
 
-	while ((opt = getopt(argc, argv, "d:p:f:n:s:P:I:cm:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:f:n:s:P:I:cm:t:")) != -1) {
 		switch (opt) {
 		case 'd': daddr = optarg; break;
 		case 'p': port = num(optarg, 1, 65535); break;
@@ -99,6 +115,7 @@ int main(int argc, char **argv)
 		case 'I': ifname = optarg; break;
 		case 'c': connected = 1; break;
 		case 'm': migrate = num(optarg, 0, CPU_SETSIZE - 1); break;
+		case 't': seconds = num(optarg, 1, 3600); break;
 		default: usage();
 		}
 	}
@@ -152,9 +169,17 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (seconds) {
+		count = -1;	/* until the deadline */
+		migrate = -1;
+	}
 	cpu0 = sched_getcpu();
-	for (i = 0; i < count; i++) {
+	t0 = now();
+	for (i = 0; count < 0 || i < count; i++) {
 		ssize_t n;
+
+		if (seconds && !(i & 31) && (t1 = now()) - t0 >= seconds)
+			break;
 
 		if (migrate >= 0 && i == count / 2) {
 			move_to_cpu(migrate);
@@ -175,12 +200,17 @@ int main(int argc, char **argv)
 		}
 	}
 	cpu1 = sched_getcpu();
+	if (seconds)
+		count = i;
 
 	printf("udpflood: sent %ld of %ld packets (%ld bytes payload) to %s:%ld"
 	       " from %ld %sflows, cpu %d->%d, errors %ld%s%s\n",
 	       sent, count, size, daddr, port, nflows,
 	       connected ? "connected " : "", cpu0, cpu1, errs,
 	       errs ? " first: " : "", errs ? strerror(first_err) : "");
+	if (seconds)
+		printf("udpflood: %ld packets in %.6f s: %.1f packets/s\n",
+		       sent, t1 - t0, sent / (t1 - t0));
 	if (migrate >= 0)
 		printf("udpflood: moved to cpu %d after %ld packets\n", cpu_mid,
 		       count / 2);
