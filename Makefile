@@ -3,6 +3,8 @@
 # make                build xps_steer.ko for the running kernel (KDIR= to override)
 # make demo           boot a QEMU guest and show steering per CPU
 # make check          lint, build and run the test suite in a QEMU guest
+# make check-matrix   build, DKMS-install and boot the suite on every Debian
+#                     kernel (bullseye .. sid); writes docs/compat.md
 # make clean
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
@@ -24,5 +26,9 @@ check:
 
 demo:
 	test/demo.sh
+
+.PHONY: check-matrix
+check-matrix:
+	test/matrix.sh
 
 .PHONY: all modules clean kdir-exists check demo
