@@ -23,7 +23,7 @@
 #
 # SUITE: bullseye (5.10), bookworm (6.1), bookworm-backports (a bookworm
 # chroot whose kernel comes from bookworm-backports, 6.12), sid (newest).
-# Each holds gcc, make, dkms, kmod, xz-utils, linux-image-amd64,
+# Each holds gcc, make, dkms, kmod, xz-utils, openssl, linux-image-amd64,
 # linux-headers-amd64 (the suite's current ABI), iproute2, ethtool, procps.
 # Packages come from the Debian mirror the host's apt uses (override with
 # XPS_STEER_MIRROR; security updates from XPS_STEER_SECURITY_MIRROR).
@@ -42,7 +42,8 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 cache_root=${XPS_STEER_CACHE:-/var/cache/xps_steer}
 suites=(bullseye bookworm bookworm-backports sid)
-pkgs=(gcc make libc6-dev dkms kmod xz-utils linux-image-amd64 linux-headers-amd64
+# openssl: DKMS 3.x makes its MOK key with it and signs modules, as for users.
+pkgs=(gcc make libc6-dev dkms kmod xz-utils openssl linux-image-amd64 linux-headers-amd64
 	iproute2 ethtool procps)
 
 die() {
@@ -233,7 +234,7 @@ upgrade() {
 }
 
 ensure() {
-	local suite=$1 dir t pkg cand d
+	local suite=$1 dir t pkg cand d missing have
 	check_suite "$suite"
 	[[ $(id -u) == 0 ]] || die "must run as root (debootstrap, chroot, mounts)"
 	command -v debootstrap >/dev/null || apt-get install -y -q debootstrap >&2 ||
@@ -255,6 +256,20 @@ ensure() {
 		cp /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
 		apt_update "$dir" "$cache_root/chroot-$suite.log" "$suite" ||
 			die "$suite: apt-get update failed in $dir (log $cache_root/chroot-$suite.log)"
+		# Packages added to the list since the chroot was built.
+		mapfile -t missing < <(in_root "$dir" dpkg-query -W -f='${Package} ${db:Status-Status}\n' \
+			"${pkgs[@]}" 2>/dev/null | awk '$2 != "installed" { print $1 }')
+		mapfile -t have < <(in_root "$dir" dpkg-query -W -f='${Package}\n' "${pkgs[@]}" 2>/dev/null)
+		for pkg in "${pkgs[@]}"; do
+			[[ " ${have[*]} " == *" $pkg "* ]] || missing+=("$pkg")
+		done
+		if ((${#missing[@]})); then
+			log "$suite: installing ${missing[*]}"
+			in_root "$dir" apt-get install -y -q "${missing[@]}" >>"$cache_root/chroot-$suite.log" 2>&1 ||
+				die "$suite: installing ${missing[*]} failed (log $cache_root/chroot-$suite.log)"
+			in_root "$dir" apt-get clean
+			write_info "$dir" "$suite"
+		fi
 		read -r pkg cand < <(kernel_candidate "$dir") ||
 			die "$suite: no candidate for linux-image-amd64 in $dir"
 		if [[ $dir == "$cache_root/chroot-$suite-$cand" ]]; then
