@@ -944,7 +944,7 @@ t_final() {
 
 T_START=$(date +%s)
 echo "TAP version 13"
-echo "1..17"
+echo "1..18"
 diag "kernel $(uname -r), CPUs online: $CPUS(nr_cpu_ids $NR_CPU_IDS)"
 if [ "$NR_CPU_IDS" != 4 ] || [ "$NCPU" != 4 ]; then
 	echo "Bail out! the suite's masks assume 4 possible and online CPUs"
