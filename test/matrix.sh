@@ -27,6 +27,9 @@
 # Logs: XPS_STEER_OUT (default a new /tmp/xps_steer-matrix.*), one
 # directory per suite. Exit status: 0 iff every suite passed every step.
 set -euo pipefail
+# The whole script is one block, parsed before it runs: a checkout that
+# changes this file during a (long) run does not change the running one.
+{
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 all=(bullseye bookworm bookworm-backports sid)
@@ -70,6 +73,7 @@ pkgname=$(sed -n 's/^PACKAGE_NAME="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$top/dkms.co
 
 # Overlays mounted by this run, unmounted whatever happens.
 mounts=()
+# shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
 	local m
 	for m in ${mounts[@]+"${mounts[@]}"}; do
@@ -92,7 +96,7 @@ copy_src() {
 
 # --- 1. chroots, in parallel ----------------------------------------------
 declare -A R_chroot R_build R_dkms R_boot R_pass R_fail R_skip R_abi R_kver R_gcc R_dkmsv \
-	R_feat R_note R_time
+	R_feat R_probes R_note R_time
 for s in "${suites[@]}"; do
 	mkdir -p "$out/$s"
 	(
@@ -155,7 +159,10 @@ run_suite() {
 	else
 		R_build[$s]=PASS
 	fi
+	# The compat probes' verdict, as the build prints it.
+	R_probes[$s]=$(sed -n 's/^xps_steer: compat probes: //p' "$d/build.log" | tail -n1)
 	say "$s: build ${R_build[$s]} ($(secs "$t") s, log $d/build.log)"
+	R_time[$s]+=", build $(secs "$t") s"
 
 	# 2. DKMS, as a user would.
 	t=$(now)
@@ -183,6 +190,7 @@ run_suite() {
 		echo "installed: ${ko#"$d/root"}, version $modv" >>"$d/dkms.log"
 	fi
 	say "$s: dkms ${R_dkms[$s]} ($(secs "$t") s, log $d/dkms.log)"
+	R_time[$s]+=", dkms $(secs "$t") s"
 
 	# 3. Boot the suite's kernel with the DKMS-installed module.
 	R_boot[$s]=FAIL R_pass[$s]=0 R_fail[$s]=0 R_skip[$s]=0
@@ -243,6 +251,42 @@ for s in "${suites[@]}"; do
 	run_suite "$s"
 done
 
+# variants FEATURES PROBES: "have"/"missing" probe lists from the booted
+# module's /sys/kernel/xps_steer/features ("probe yes|no" lines) if given,
+# else from the build log ("have: a b; missing: c d"); sets V_have,
+# V_missing and V_src (empty if neither says anything).
+variants() {
+	local words i
+	V_have='' V_missing='' V_src=''
+	if [[ $1 =~ (yes|no) ]]; then
+		V_src="runtime features"
+		read -ra words <<<"$1"
+		for ((i = 0; i + 1 < ${#words[@]}; i += 2)); do
+			if [[ ${words[i + 1]} == yes ]]; then
+				V_have+=" ${words[i]}"
+			else
+				V_missing+=" ${words[i]}"
+			fi
+		done
+	elif [[ -n $2 ]]; then
+		V_src="build log"
+		V_have=$(sed -n 's/^have: *\([^;]*\);.*/\1/p' <<<"$2")
+		V_missing=$(sed -n 's/.*; missing: *//p' <<<"$2")
+	fi
+	read -ra words <<<"$V_have" && V_have=${words[*]}
+	read -ra words <<<"$V_missing" && V_missing=${words[*]}
+	[[ $V_missing != none ]] || V_missing=''
+}
+
+# The table cell: the ndo_select_queue prototype found, and what is absent.
+variant_cell() {
+	local sel=() n
+	variants "${R_feat[$1]:-}" "${R_probes[$1]:-}"
+	[[ -n $V_src ]] || { echo "—" && return; }
+	for n in $V_have; do [[ $n == select_queue_* ]] && sel+=("${n#select_queue_}"); done
+	echo "select_queue: ${sel[*]:-?}; absent: $(for n in $V_missing; do [[ $n == select_queue_* ]] || printf '%s ' "$n"; done | sed 's/ $//')"
+}
+
 # --- 3. docs/compat.md ----------------------------------------------------
 failed=()
 for s in "${suites[@]}"; do
@@ -279,7 +323,7 @@ rev=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)
 			"${R_abi[$s]:-?}" "${R_kver[$s]:-?}" "${R_gcc[$s]:+gcc }${R_gcc[$s]:-?}" \
 			"${R_dkmsv[$s]:-?}" "${R_build[$s]}" "${R_dkms[$s]}" "${R_boot[$s]}" \
 			"${R_pass[$s]:-0} / ${R_fail[$s]:-0} / ${R_skip[$s]:-0}" \
-			"$(printf '%s' "${R_feat[$s]:-—}" | sed 's/|/\\|/g')"
+			"$(variant_cell "$s" | sed 's/|/\\|/g')"
 	done
 	echo
 	if ((${#failed[@]})); then
@@ -291,6 +335,28 @@ rev=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)
 	else
 		echo "**Result: every suite passed every step.**"
 	fi
+	echo
+	echo "### Variants detected"
+	echo
+	echo "The compile probes' results (\`src/probes/\`) for each kernel: probes that"
+	echo "compiled (\`have\`) and those that did not (\`missing\`; compat.h then"
+	echo "uses another variant or its fallback). From the booted module's"
+	echo "\`/sys/kernel/xps_steer/features\` when present, else from the build log."
+	echo
+	for s in "${suites[@]}"; do
+		variants "${R_feat[$s]:-}" "${R_probes[$s]:-}"
+		if [[ -z $V_src ]]; then
+			echo "- $s: none reported"
+			continue
+		fi
+		echo "- $s ($V_src): have: $V_have; missing: ${V_missing:-none}"
+		if [[ $V_src == runtime* && -n ${R_probes[$s]:-} ]]; then
+			have_rt=$V_have
+			variants '' "${R_probes[$s]}"
+			[[ $V_have == "$have_rt" ]] ||
+				echo "  (the build log differs: ${R_probes[$s]})"
+		fi
+	done
 	echo
 	echo "Run time: $(secs "$t_all") s in total; per suite: $(for s in "${suites[@]}"; do printf '%s (%s); ' "$s" "${R_time[$s]}"; done | sed 's/; $//')."
 	echo
@@ -311,3 +377,5 @@ if ((${#failed[@]})); then
 	exit 1
 fi
 say "PASS: ${suites[*]}"
+exit 0
+}
