@@ -406,8 +406,20 @@ EOF
 	klog_expect "xps_steer: dum0: tx-1: xps_cpus write rejected ("
 }
 
-established_ge() {	# NS PORTHEX N: at least N established sockets on local port
-	[ "$(in_ns "$1" cat /proc/net/tcp | grep -c "^ *[0-9]*: [0-9A-F]*:$2 [0-9A-F]*:[0-9A-F]* 01 ")" -ge "$3" ]
+# established_all NS N PORT...: every PORT (decimal, local) has at least N
+# established sockets; one read of /proc/net/tcp for all of them.  Ports
+# short of N are left in $T8_SHORT.
+established_all() {	# (own variable names: wait_until's _n is global)
+	_ea_ns=$1 _ea_need=$2
+	shift 2
+	in_ns "$_ea_ns" cat /proc/net/tcp >"$W/tcp8.txt" || return 1
+	T8_SHORT=
+	for _ea_port in "$@"; do
+		_ea_hex=$(printf '%04X' "$_ea_port")
+		[ "$(grep -c "^ *[0-9]*: [0-9A-F]*:$_ea_hex [0-9A-F]*:[0-9A-F]* 01 " "$W/tcp8.txt")" -ge "$_ea_need" ] ||
+			T8_SHORT="$T8_SHORT $_ea_port"
+	done
+	[ -z "$T8_SHORT" ]
 }
 
 t_rmmod_tcp() {
@@ -420,16 +432,18 @@ t_rmmod_tcp() {
 		T8_PIDS="$T8_PIDS $IPERF_SPID"
 	done
 	for _c in $CPUS; do
-		iperf_client "$_c" "$DST2" $((5301 + _c)) 4 "$W/c8.$_c" &
+		iperf_client "$_c" "$DST2" $((5301 + _c)) 8 "$W/c8.$_c" &
 		_cp="$_cp $!"
 		T8_PIDS="$T8_PIDS $!"
 	done
 	# Unload only once every client has its data connection up (control
 	# + data = 2 established sockets per server port) and is still running.
-	for _c in $CPUS; do
-		wait_until 20 established_ge peer "$(printf '%04X' $((5301 + _c)))" 2 ||
-			fail "iperf3 on cpu $_c: connections not established after 20 s"
-	done
+	# One wait for all ports, and 8 s transfers: on a starved host,
+	# per-port waits outlasted 4 s transfers.
+	_ports=
+	for _c in $CPUS; do _ports="$_ports $((5301 + _c))"; done
+	wait_until 30 established_all peer 2 $_ports ||
+		fail "iperf3 ports$T8_SHORT: connections not established after 30 s"
 	sleep 0.5
 	_alive=0
 	for _p in $_cp; do kill -0 "$_p" 2>/dev/null && _alive=$((_alive + 1)); done
