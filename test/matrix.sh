@@ -37,8 +37,9 @@ chroot_sh=$top/test/chroot.sh
 cache_root=${XPS_STEER_CACHE:-/var/cache/xps_steer}
 compat_md=${XPS_STEER_COMPAT_MD:-$top/docs/compat.md}
 boot_timeout=${XPS_STEER_MATRIX_TIMEOUT:-1500}
-# What a package ships (build products are removed from the copy).
-ship=(Kbuild Makefile VERSION dkms.conf LICENSE src)
+# What a package ships, if scripts/pkg.sh is not there to say it (build
+# products are removed from the copy).
+ship=(Kbuild Makefile VERSION dkms.conf src)
 
 die() {
 	echo "matrix.sh: FAIL: $*" >&2
@@ -85,8 +86,14 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# copy_src DEST: the shipped files, without build products.
+# copy_src DEST: the files the packages ship, without build products:
+# scripts/pkg.sh install-src (the packaging's own list) when the tree has
+# it, else the list above.
 copy_src() {
+	if [[ -x $top/scripts/pkg.sh ]]; then
+		"$top/scripts/pkg.sh" install-src "$1" 2>/dev/null
+		return
+	fi
 	mkdir -p "$1"
 	(cd "$top" && cp -a "${ship[@]}" "$1/")
 	find "$1" \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
@@ -139,7 +146,12 @@ run_suite() {
 	R_gcc[$s]=$(sed -n 's/^GCC=//p' "$root/.xps_steer-info")
 	R_dkmsv[$s]=$(sed -n 's/^DKMS=//p' "$root/.xps_steer-info")
 	mkdir -p "$d"/{upper,ovl,root}
-	mount -t overlay overlay -o "lowerdir=$root,upperdir=$d/upper,workdir=$d/ovl" "$d/root"
+	if ! mount -t overlay overlay -o "lowerdir=$root,upperdir=$d/upper,workdir=$d/ovl" "$d/root"; then
+		R_build[$s]="not run" R_dkms[$s]="not run" R_boot[$s]="not run"
+		note "$s" "cannot mount an overlay of $root on $d/root"
+		exec 8>&-
+		return 0
+	fi
 	mounts+=("$d/root")
 	say "$s: kernel $abi (${R_kver[$s]}), gcc ${R_gcc[$s]}, dkms ${R_dkmsv[$s]}"
 
