@@ -26,6 +26,10 @@
 # the table, the date, the command, then docs/compat-eras.md verbatim.
 # Logs: XPS_STEER_OUT (default a new /tmp/xps_steer-matrix.*), one
 # directory per suite. Exit status: 0 iff every suite passed every step.
+# Boots take XPS_STEER_QEMU_LOCK (default /var/cache/xps_steer/qemu.lock),
+# so only one QEMU guest runs at a time on the machine; each boot has a
+# hard limit of XPS_STEER_MATRIX_TIMEOUT seconds (default 1500).
+# Chroot cache: XPS_STEER_CACHE (see test/chroot.sh).
 set -euo pipefail
 # The whole script is one block, parsed before it runs: a checkout that
 # changes this file during a (long) run does not change the running one.
@@ -37,6 +41,8 @@ chroot_sh=$top/test/chroot.sh
 cache_root=${XPS_STEER_CACHE:-/var/cache/xps_steer}
 compat_md=${XPS_STEER_COMPAT_MD:-$top/docs/compat.md}
 boot_timeout=${XPS_STEER_MATRIX_TIMEOUT:-1500}
+# Shared by every QEMU user on this machine, whatever their cache dir.
+qemu_lock=${XPS_STEER_QEMU_LOCK:-/var/cache/xps_steer/qemu.lock}
 # What a package ships, if scripts/pkg.sh is not there to say it (build
 # products are removed from the copy).
 ship=(Kbuild Makefile VERSION dkms.conf src)
@@ -213,8 +219,9 @@ run_suite() {
 		# One QEMU guest at a time on this machine, whoever runs it: TCG
 		# guests starved of CPU fail timing-dependent checks.
 		t=$(now)
-		say "$s: boot: waiting for $cache_root/qemu.lock"
-		exec 7>"$cache_root/qemu.lock"
+		say "$s: boot: waiting for $qemu_lock"
+		mkdir -p "${qemu_lock%/*}"
+		exec 7>"$qemu_lock"
 		flock 7
 		say "$s: boot: got the QEMU lock after $(secs "$t") s"
 		t=$(now)
