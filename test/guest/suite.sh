@@ -432,18 +432,20 @@ t_rmmod_tcp() {
 		T8_PIDS="$T8_PIDS $IPERF_SPID"
 	done
 	for _c in $CPUS; do
-		iperf_client "$_c" "$DST2" $((5301 + _c)) 8 "$W/c8.$_c" &
+		iperf_client "$_c" "$DST2" $((5301 + _c)) 12 "$W/c8.$_c" &
 		_cp="$_cp $!"
 		T8_PIDS="$T8_PIDS $!"
 	done
 	# Unload only once every client has its data connection up (control
 	# + data = 2 established sockets per server port) and is still running.
-	# One wait for all ports, and 8 s transfers: on a starved host,
+	# One wait for all ports, and 12 s transfers: on a starved host,
 	# per-port waits outlasted 4 s transfers.
 	_ports=
 	for _c in $CPUS; do _ports="$_ports $((5301 + _c))"; done
+	_t0=$(date +%s)
 	wait_until 30 established_all peer 2 $_ports ||
 		fail "iperf3 ports$T8_SHORT: connections not established after 30 s"
+	diag "iperf3 connections up after $(($(date +%s) - _t0)) s"
 	sleep 0.5
 	_alive=0
 	for _p in $_cp; do kill -0 "$_p" 2>/dev/null && _alive=$((_alive + 1)); done
