@@ -285,7 +285,7 @@ done
 variants() {
 	local words i
 	V_have='' V_missing='' V_src=''
-	if [[ $1 =~ (yes|no) ]]; then
+	if [[ " $1 " =~ \ (yes|no)\  ]]; then
 		V_src="runtime features"
 		read -ra words <<<"$1"
 		for ((i = 0; i + 1 < ${#words[@]}; i += 2)); do

@@ -14,7 +14,7 @@ if modprobe xps_steer dev=xpsfeat0 >/tmp/features-modprobe.out 2>&1; then
 	if [ -r /sys/kernel/xps_steer/features ]; then
 		echo "# XPS_STEER_FEATURES: $(tr '\n' ' ' </sys/kernel/xps_steer/features)"
 	else
-		echo "# XPS_STEER_FEATURES: (no /sys/kernel/xps_steer/features)"
+		echo "# this xps_steer has no /sys/kernel/xps_steer/features"
 	fi
 	modprobe -r xps_steer
 else
