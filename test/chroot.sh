@@ -33,7 +33,9 @@
 # update inside; if the candidate kernel differs it upgrades in place (the old
 # kernel is purged, the directory renamed to the new key), and if that fails it
 # builds afresh. The stamp .xps_steer-ready is written last: a half-built
-# chroot is never used. XPS_STEER_CHROOT_REFRESH=0 skips the check (offline).
+# chroot is never used. The check is skipped if the last one is less than
+# XPS_STEER_CHROOT_TTL seconds old (default 3600; 0: always check), or
+# always with XPS_STEER_CHROOT_REFRESH=0 (offline).
 # Locking: chroot-<suite>.lock is held exclusively while `ensure` builds or
 # refreshes, shared while `run` works in the chroot; hold a shared flock on it
 # yourself while you use the path in other ways (e.g. as an overlay lower dir).
@@ -240,6 +242,15 @@ ensure() {
 	command -v debootstrap >/dev/null || apt-get install -y -q debootstrap >&2 ||
 		die "cannot install debootstrap"
 	mkdir -p "$cache_root"
+	# Checked recently: no lock (the exclusive one would wait for every
+	# user holding the shared one), no apt-get update.
+	dir=$(current "$suite")
+	if [[ -n $dir && -f $dir/.xps_steer-checked ]] &&
+		(($(date +%s) - $(stat -c %Y "$dir/.xps_steer-checked") < ${XPS_STEER_CHROOT_TTL:-3600})); then
+		log "$suite: checked less than ${XPS_STEER_CHROOT_TTL:-3600} s ago: $dir"
+		echo "$dir"
+		return 0
+	fi
 	exec 9>"$cache_root/chroot-$suite.lock"
 	flock 9
 	dir=$(current "$suite")
@@ -284,6 +295,7 @@ ensure() {
 			log "$suite: refreshed to $dir in $(secs "$t") s"
 		fi
 	fi
+	[[ ${XPS_STEER_CHROOT_REFRESH:-1} == 0 ]] || touch "$dir/.xps_steer-checked"
 	echo "$dir"
 }
 
