@@ -23,7 +23,9 @@
 # boots run one suite at a time. Timings are printed per step.
 #
 # Output: docs/compat.md (override: XPS_STEER_COMPAT_MD=FILE), generated:
-# the table, the date, the command, then docs/compat-eras.md verbatim.
+# the date, the command, the table, the variants the probes detected per
+# suite, the probe table (src/probes/describe.sh), then
+# docs/compat-eras.md verbatim.
 # Logs: XPS_STEER_OUT (default a new /tmp/xps_steer-matrix.*), one
 # directory per suite. Exit status: 0 iff every suite passed every step.
 # Boots take XPS_STEER_QEMU_LOCK (default /var/cache/xps_steer/qemu.lock),
@@ -387,6 +389,12 @@ rev=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)
 	echo
 	echo "Run time: $(secs "$t_all") s in total; per suite: $(for s in "${suites[@]}"; do printf '%s (%s); ' "$s" "${R_time[$s]}"; done | sed 's/; $//')."
 	echo
+	if [[ -f $top/src/probes/describe.sh ]]; then
+		echo "## Compile probes"
+		echo
+		sh "$top/src/probes/describe.sh" || { echo "(src/probes/describe.sh failed)" && failed+=(describe.sh); }
+		echo
+	fi
 	if [[ -f $top/docs/compat-eras.md ]]; then
 		cat "$top/docs/compat-eras.md"
 	fi
