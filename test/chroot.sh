@@ -281,8 +281,10 @@ ensure() {
 			in_root "$dir" apt-get clean
 			write_info "$dir" "$suite"
 		fi
-		read -r pkg cand < <(kernel_candidate "$dir") ||
-			die "$suite: no candidate for linux-image-amd64 in $dir"
+		if ! read -r pkg cand < <(kernel_candidate "$dir"); then
+			in_root "$dir" apt-cache policy linux-image-amd64 >&2 || true
+			die "$suite: no candidate for linux-image-amd64 in $dir (apt-cache policy above; log $cache_root/chroot-$suite.log)"
+		fi
 		if [[ $dir == "$cache_root/chroot-$suite-$cand" ]]; then
 			log "$suite: up to date ($pkg $cand; checked in $(secs "$t") s)"
 		else
