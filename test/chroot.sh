@@ -40,6 +40,9 @@
 # refreshes, shared while `run` works in the chroot; hold a shared flock on it
 # yourself while you use the path in other ways (e.g. as an overlay lower dir).
 set -euo pipefail
+# One block, parsed before it runs: editing this file while a command runs
+# (matrix runs are long) cannot change the running one.
+{
 
 export DEBIAN_FRONTEND=noninteractive
 cache_root=${XPS_STEER_CACHE:-/var/cache/xps_steer}
@@ -346,3 +349,5 @@ info)
 -h | --help | help) usage ;;
 *) usage ;;
 esac
+exit
+}
