@@ -73,6 +73,8 @@ done
 out=${XPS_STEER_OUT:-$(mktemp -d /tmp/xps_steer-matrix.XXXXXX)}
 mkdir -p "$out"
 t_all=$(now)
+# The source tested: taken now, not when the (long) run ends.
+rev=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)
 
 "$top/test/deps.sh"
 command -v debootstrap >/dev/null || apt-get install -y -qq debootstrap >/dev/null ||
@@ -327,7 +329,6 @@ for s in "${suites[@]}"; do
 	[[ ${R_chroot[$s]} == PASS && ${R_build[$s]} == PASS && ${R_dkms[$s]} == PASS &&
 		${R_boot[$s]} == PASS ]] || failed+=("$s")
 done
-rev=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)
 {
 	echo "# Compatibility: the Debian kernel matrix"
 	echo
