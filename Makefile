@@ -1,23 +1,33 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# make                build xps_steer.ko for the running kernel (KDIR= to override)
-# make demo           boot a QEMU guest and show steering per CPU
-# make check          lint, build and run the test suite in a QEMU guest
-# make fuzz           fuzz the map builder for FUZZ_SECONDS (default 300)
-# make fuzz-ci        the same, 60 s (the CI round)
-# make fuzz-selftest  plant bugs in a copy of src/map.c; each must be found
-# make bench          benchmark against stock selection and kernel XPS (docs/perf.md)
-# make clean
-# make dkms-install   register, build and install with DKMS (KVER= kernel,
-#                     default the running one); make dkms-uninstall
-# make deb            build/deb/xps-steer-dkms_<ver>_all.deb (+ lintian)
-# make rpm            build/rpm/xps-steer-dkms-<ver>-1.noarch.rpm
-# make check-packages both, then compare their contents
-# make check-dkms     dkms add/build/install/remove with bullseye's, bookworm's
-#                     and sid's own dkms (chroots)
-# make check-rpm      the .rpm's %post/%preun with rpm in a Debian 12 chroot
-# make check-install  install the .deb in a Debian 12 chroot and boot it
-# make check-version  VERSION = dkms.conf = debian/changelog = rpm spec
+# Build and install:
+#   make                 build xps_steer.ko for the running kernel (KDIR= for another)
+#   make clean
+#   make dkms-install    register, build and install with DKMS (KVER= kernel,
+#                        default the running one); make dkms-uninstall
+#   make deb             build/deb/xps-steer-dkms_<ver>_all.deb (+ lintian)
+#   make rpm             build/rpm/xps-steer-dkms-<ver>-1.noarch.rpm
+#
+# Try and test, as root on Debian 12 (each installs what it needs with apt):
+#   make demo            boot a QEMU guest and show CPU -> queue per packet
+#   make check           lint, build, the functional suite in a QEMU guest and
+#                        the bad-input catalogue check
+#   make check-matrix    build, DKMS-install and boot the suite on Debian's 5.10,
+#                        6.1, 6.12 and 7.x kernels; writes docs/compat.md
+#   make check-install   apt install the .deb in a Debian 12 chroot, boot it with
+#                        a 4-queue virtio-net NIC, steer per packet
+#   make check-packages  build the .deb and .rpm, compare their contents
+#   make check-dkms      dkms 2.8/3.x add/build/install/remove in chroots
+#   make check-rpm       the .rpm's %post/%preun with rpm in a Debian 12 chroot
+#   make check-version   VERSION = dkms.conf = debian/changelog = rpm spec
+#   make check-stress    the stress suite on the stock guest kernel
+#   make check-debug     functional + stress suite on a KASAN/lockdep/kmemleak
+#                        debug kernel (built once from linux-source-6.1)
+#   make fuzz            fuzz the map builder for FUZZ_SECONDS (default 300);
+#                        fuzz-ci: 60 s; fuzz-selftest: planted bugs must be found
+#   make bench           cost, locality and throughput against stock selection
+#                        and the kernel's XPS; writes docs/perf.md, docs/perf.png
+#   make ci              what .ci/run runs
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
@@ -33,15 +43,6 @@ kdir-exists:
 	@test -d $(KDIR) || { echo "No kernel build directory at $(KDIR):" \
 		"install linux-headers-$$(uname -r) or pass KDIR=<kernel build dir>." >&2; exit 1; }
 
-check:
-	test/check.sh
-
-demo:
-	test/demo.sh
-
-check-version:
-	scripts/pkg.sh check-version
-
 dkms-install:
 	scripts/pkg.sh dkms-install $(KVER)
 
@@ -54,6 +55,18 @@ deb:
 rpm:
 	scripts/pkg.sh rpm
 
+demo:
+	test/demo.sh
+
+check:
+	test/check.sh
+
+check-matrix:
+	test/matrix.sh
+
+check-install:
+	test/install-test.sh
+
 check-packages:
 	scripts/pkg.sh compare "$$(scripts/pkg.sh deb)" "$$(scripts/pkg.sh rpm)"
 
@@ -63,8 +76,14 @@ check-dkms:
 check-rpm:
 	test/rpm-test.sh
 
-check-install:
-	test/install-test.sh
+check-version:
+	scripts/pkg.sh check-version
+
+check-stress:
+	test/check-stress.sh
+
+check-debug:
+	test/check-debug.sh
 
 FUZZ_SECONDS ?= 300
 fuzz:
@@ -76,10 +95,13 @@ fuzz-ci:
 fuzz-selftest:
 	FUZZ_SECONDS=60 test/fuzz/selftest.sh
 
-.PHONY: all modules clean kdir-exists check demo check-version dkms-install \
-	dkms-uninstall deb rpm check-packages check-dkms \
-	check-rpm check-install fuzz fuzz-ci fuzz-selftest
 bench:
 	test/bench.sh
 
-.PHONY: bench
+ci:
+	.ci/run
+
+.PHONY: all modules clean kdir-exists dkms-install dkms-uninstall deb rpm \
+	demo check check-matrix check-install check-packages check-dkms \
+	check-rpm check-version check-stress check-debug fuzz fuzz-ci \
+	fuzz-selftest bench ci
