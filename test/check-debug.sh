@@ -25,7 +25,7 @@ kdir=$cache/src
 echo "check-debug.sh: debug kernel $abi (cold build took $(cat "$cache/build-seconds") s; cache $cache)"
 
 mkdir -p "$out/build"
-cp -a "$top"/{Kbuild,Makefile,VERSION,src} "$out/build/"
+tar -C "$top" --exclude=.git --exclude='*.o' --exclude='*.ko' -cf - . | tar -C "$out/build" -xf -
 make -s -C "$out/build" KDIR="$kdir" >"$out/build.log" 2>&1 ||
 	{ cat "$out/build.log" >&2 && echo "check-debug.sh: FAIL: module build against $kdir failed" >&2 && exit 1; }
 
