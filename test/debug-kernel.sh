@@ -66,7 +66,7 @@ verify() {
 		CONFIG_*=*)
 			grep -qxF -- "$line" "$1/.config" && continue
 			opt=${line%%=*}
-			say "FAIL: $line wanted, .config has: $(grep -E "^(# )?$opt[= ]" "$1/.config" || echo 'nothing (unknown or unmet dependency)')"
+			say "FAIL: $line wanted, .config has: $(grep -E "^(# )?${opt}[= ]" "$1/.config" || echo 'nothing (unknown or unmet dependency)')"
 			miss=1
 			;;
 		"# CONFIG_"*" is not set")
@@ -117,7 +117,7 @@ build() {
 	t1=$(date +%s)
 	echo "$((t1 - t0))" >"$cache/build-seconds"
 	echo "$abi" >"$cache/abi"
-	echo "$(key)" >"$cache/.stamp"
+	key >"$cache/.stamp"
 	say "built $abi in $((t1 - t0)) s (cold, nice, -j$jobs on $(nproc) cores)"
 	echo "$cache"
 }

@@ -37,7 +37,8 @@
 #   netns peer: veth1 (4 txq, 10.9.2.2/24), iperf3 servers, UDP counters
 # Exit status: 0 iff every test passed (skips excepted).
 
-# shellcheck disable=SC2046,SC2086,SC2010,SC2012
+# FLOWS/PKTS are read by lib.sh; "A && B || fail" is meant.
+# shellcheck disable=SC2046,SC2086,SC2010,SC2012,SC2034,SC2015
 LIB=$(dirname "$0")/lib.sh
 [ -r "$LIB" ] || LIB=/test/lib.sh
 # shellcheck source=lib.sh
@@ -375,7 +376,8 @@ reader() {
 			_n=$((_n + 1))
 			case $_v in
 			"" | *[!0-9a-f,]*) _b=$((_b + 1)); echo "bad read of $_f: '$_v'" >>"$W/reader.bad" ;;
-			*) [ $((0x${_v//,/})) -le $MASKMAX ] ||
+			*)	case $_v in *,*) _v=$(echo "$_v" | tr -d ,) ;; esac
+				[ $((0x$_v)) -le $MASKMAX ] ||
 				{ _b=$((_b + 1)); echo "out of range: $_f: '$_v'" >>"$W/reader.bad"; } ;;
 			esac
 		done
@@ -606,7 +608,7 @@ t_hotplug() {
 		xw - "$(xf dum0 $_c)" "$_m2"
 		case $XW in ok*) ;; *) fail "round $_i: writing $_m2 (offline cpu$_c) gave '$XW'" ;; esac
 		rd "$(xf dum0 $_c)"
-		hexeq "${RD%$NL}" "$_m2" || fail "round $_i: tx-$_c reads '${RD%$NL}' after writing $_m2"
+		hexeq "${RD%"$NL"}" "$_m2" || fail "round $_i: tx-$_c reads '${RD%"$NL"}' after writing $_m2"
 		if [ $((_i % 4)) = 0 ]; then
 			udp_all - dum0 "$DST0" "$(allowed_spec "$(read_masks dum0 $NQ)")"
 			steer_check "cpu$_c offline" dum0 $NQ 0 "$SPEC"
@@ -729,7 +731,7 @@ t_bypass() {
 			break
 		fi
 		for _q in $(seq_tx $NQ); do
-			echo "$(cpumask "${_q#tx-}")" >"$XS/veth0/$_q/xps_cpus" ||
+			printf "%s\n" "$(cpumask "${_q#tx-}")" >"$XS/veth0/$_q/xps_cpus" ||
 				fail "cycle $_i: mask write to veth0 $_q failed"
 		done
 		sleep 0.2
