@@ -281,6 +281,13 @@ allowed_spec() {
 	echo "$_out"
 }
 
+# progress I N T0 WHAT: a diagnostic every 50 rounds, so a slow run shows life.
+progress() {
+	[ $(($1 % 50)) = 0 ] && [ "$1" != 0 ] &&
+		diag "  ... $1 of $2 $4 ($(($(date +%s) - $3)) s)"
+	return 0
+}
+
 hexeq() { [ $((0x$1)) = $((0x$2)) ]; }	# masks equal as numbers
 
 # expect_masks_num DEV M0 M1 ...: read-back equals the masks as numbers
@@ -341,6 +348,7 @@ t_cycles() {
 			break
 		fi
 		_i=$((_i + 1))
+		progress $_i "$CYCLES" $_t0 "attach/detach cycles"
 	done
 	_t1=$(date +%s)
 	bg_stop
@@ -504,6 +512,7 @@ t_recreate() {
 			break
 		fi
 		_i=$((_i + 1))
+		progress $_i "$RECREATE" $_t0 "delete/re-create cycles"
 	done
 	_t1=$(date +%s)
 	touch "$W/lw.stop"
@@ -741,6 +750,7 @@ t_bypass() {
 			break
 		fi
 		_i=$((_i + 1))
+		progress $_i "$PKTCYCLES" $_t0 "attach/detach cycles"
 	done
 	_t1=$(date +%s)
 	bg_stop
