@@ -22,7 +22,7 @@ cache=$("$top/test/debug-kernel.sh" build)
 root=$cache/root
 abi=$(cat "$cache/abi")
 kdir=$cache/src
-echo "check-debug.sh: debug kernel $abi (cold build took $(cat "$cache/build-seconds") s; cache $cache)"
+echo "check-debug.sh: debug kernel $abi (build took $(cat "$cache/build-seconds") s; cache $cache)"
 
 mkdir -p "$out/build"
 tar -C "$top" --exclude=.git --exclude='*.o' --exclude='*.ko' -cf - . | tar -C "$out/build" -xf -

@@ -17,8 +17,9 @@
 # Cache: ${XPS_STEER_CACHE:-/var/cache/xps_steer}/debug-kernel-<key>/ with
 # key = <linux-source-6.1 package version>-<hash of debug.config and the
 # build recipe below>. A flock serialises concurrent builds; the stamp
-# (.stamp) is written last, so an interrupted build starts over. The
-# cold build time is kept in <cache>/build-seconds.
+# (.stamp) is written last. An interrupted build resumes (make is
+# incremental) once its configuration was verified (.configured), else it
+# starts over. The build time is kept in <cache>/build-seconds.
 set -euo pipefail
 
 export DEBIAN_FRONTEND=noninteractive
@@ -80,7 +81,7 @@ verify() {
 }
 
 build() {
-	local cache src root abi t0 t1 jobs
+	local cache src root abi t0 t1 jobs resumed
 	deps
 	cache=$(cache_dir)
 	mkdir -p "${cache%/*}"
@@ -90,21 +91,31 @@ build() {
 		echo "$cache"
 		return
 	fi
-	rm -rf "$cache"
-	mkdir -p "$cache"
 	src=$cache/src
 	root=$cache/root
 	jobs=$(nproc)
 	t0=$(date +%s)
-	say "cold build into $cache (nice, -j$jobs); this takes a while"
-	tar -xJf "$src_tar" -C "$cache"
-	mv "$cache/linux-source-6.1" "$src"
-	cp "$frag" "$cache/debug.config"
-	nice make -s -C "$src" x86_64_defconfig >&2
-	(cd "$src" && nice scripts/kconfig/merge_config.sh -m .config "$cache/debug.config" >/dev/null) ||
-		fail "merge_config.sh failed"
-	nice make -s -C "$src" olddefconfig >&2
-	verify "$src"
+	if [[ -f $cache/.configured ]]; then
+		# An interrupted build (no stamp) of a verified config: make
+		# picks up where it stopped (kbuild deletes half-written objects).
+		say "resuming the build in $cache (nice, -j$jobs)"
+		rm -rf "$root"
+		resumed=1
+	else
+		rm -rf "$cache"
+		mkdir -p "$cache"
+		say "cold build into $cache (nice, -j$jobs); this takes a while"
+		tar -xJf "$src_tar" -C "$cache"
+		mv "$cache/linux-source-6.1" "$src"
+		cp "$frag" "$cache/debug.config"
+		nice make -s -C "$src" x86_64_defconfig >&2
+		(cd "$src" && nice scripts/kconfig/merge_config.sh -m .config "$cache/debug.config" >/dev/null) ||
+			fail "merge_config.sh failed"
+		nice make -s -C "$src" olddefconfig >&2
+		verify "$src"
+		touch "$cache/.configured"
+		resumed=0
+	fi
 	nice make -s -C "$src" -j"$jobs" bzImage modules >&2 || fail "kernel build failed"
 	abi=$(make -s -C "$src" kernelrelease)
 	mkdir -p "$root/boot"
@@ -115,10 +126,14 @@ build() {
 	depmod -b "$root" "$abi"
 	[[ -f $root/lib/modules/$abi/modules.dep ]] || fail "no modules.dep in $root/lib/modules/$abi"
 	t1=$(date +%s)
-	echo "$((t1 - t0))" >"$cache/build-seconds"
+	if ((resumed)); then
+		echo "$((t1 - t0)) (resumed build: this part only)" >"$cache/build-seconds"
+	else
+		echo "$((t1 - t0))" >"$cache/build-seconds"
+	fi
 	echo "$abi" >"$cache/abi"
 	key >"$cache/.stamp"
-	say "built $abi in $((t1 - t0)) s (cold, nice, -j$jobs on $(nproc) cores)"
+	say "built $abi in $(cat "$cache/build-seconds") s (nice, -j$jobs on $(nproc) cores)"
 	echo "$cache"
 }
 
