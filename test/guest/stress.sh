@@ -251,6 +251,32 @@ bg_stop() {
 
 # ---------------------------------------------------------------- helpers --
 
+# udp_all NS DEV DST QUEUESPEC: one pinned udpflood per online CPU into a
+# trace of DEV; SPEC becomes "cpu:queues:sent" for steer_check (as in
+# suite.sh, which keeps its own copy).
+udp_all() {
+	_ns=$1 _dev=$2 _dst=$3 _qs=$4
+	SPEC=
+	rm -f "$W/trace.txt"
+	trace_start "$_dev"
+	for _c in $CPUS; do
+		flood "$_ns" "$_c" "$_dst" $FLOWS $PKTS || break
+		_allowed=$(echo "$_qs" | tr ' ' '\n' | awk -F: -v c="$_c" '$1 == c { print $2 }')
+		SPEC="$SPEC${SPEC:+ }$_c:$_allowed:$SENT"
+	done
+	trace_stop
+}
+
+# pkt_check LABEL DEV NQ ALL: steer_check on the last udp_all, which must
+# have produced a trace and a spec for every online CPU.
+pkt_check() {
+	if [ ! -s "$W/trace.txt" ] || [ "$(echo $SPEC | wc -w)" != "$(echo $CPUS | wc -w)" ]; then
+		fail "$1 on $2: no trace or no packets from every CPU (spec '$SPEC')"
+		return 1
+	fi
+	steer_check "$1" "$2" "$3" "$4" "$SPEC"
+}
+
 # alive: veth0 works normally: ping answered, flows from CPU 0 spread over
 # all queues (stock selection: the hook is gone or maps nothing).
 alive_stock() {
@@ -263,7 +289,7 @@ alive_stock() {
 	_spec=
 	for _c in $CPUS; do _spec="$_spec $_c:*"; done
 	udp_all - veth0 "$DST2" "$_spec"
-	steer_check "$1, stock" veth0 $NQ 1 "$SPEC"
+	pkt_check "$1, stock" veth0 $NQ 1
 }
 
 # allowed_spec "M0 M1 M2 M3": "cpu:queues ..." per online CPU: the queues
@@ -456,7 +482,7 @@ t_writes() {
 	_spec=$(allowed_spec "$_final")
 	diag "final masks $_final -> allowed queues per CPU: $_spec"
 	udp_all - veth0 "$DST2" "$_spec"
-	steer_check "after $WRITES writes" veth0 $NQ 1 "$SPEC"
+	pkt_check "after $WRITES writes" veth0 $NQ 1
 }
 
 t_writes_cleanup() {
@@ -565,7 +591,7 @@ t_recreate() {
 		[ "$_c" -lt $NQ ] && _spec="$_spec${_spec:+ }$_c:$_c"
 	done
 	udp_all - duma 10.9.6.2 "$_spec"
-	steer_check "after renames" duma $NQ 0 "$SPEC"
+	pkt_check "after renames" duma $NQ 0
 	must ip link del duma
 	xps_unload
 	alive_stock "after re-create/rename"
@@ -620,7 +646,7 @@ t_hotplug() {
 		hexeq "${RD%"$NL"}" "$_m2" || fail "round $_i: tx-$_c reads '${RD%"$NL"}' after writing $_m2"
 		if [ $((_i % 4)) = 0 ]; then
 			udp_all - dum0 "$DST0" "$(allowed_spec "$(read_masks dum0 $NQ)")"
-			steer_check "cpu$_c offline" dum0 $NQ 0 "$SPEC"
+			pkt_check "cpu$_c offline" dum0 $NQ 0
 			_checks=$((_checks + 1))
 		fi
 		if ! cpu_online $_c 1; then
@@ -630,7 +656,7 @@ t_hotplug() {
 		CPUS=$_all
 		if [ $((_i % 4)) = 0 ]; then
 			udp_all - dum0 "$DST0" "$(allowed_spec "$(read_masks dum0 $NQ)")"
-			steer_check "cpu$_c back online" dum0 $NQ 0 "$SPEC"
+			pkt_check "cpu$_c back online" dum0 $NQ 0
 			_checks=$((_checks + 1))
 		fi
 		_i=$((_i + 1))
@@ -779,6 +805,13 @@ t_bypass_cleanup() {
 }
 
 t_final() {
+	# Shell-level mistakes (a missing helper, a file never written) in
+	# any test or background loop fail the run.
+	if grep -E 'command not found|syntax error|bad substitution|unbound variable|No such file or directory' \
+		"$W/stderr.log" >"$W/shell-errors.txt"; then
+		fail "shell errors during the run:"
+		diag_file "$W/shell-errors.txt" 20
+	fi
 	xps_unload
 	[ -e "$XS" ] && fail "$XS exists with the module unloaded"
 	for _p in $SERVERS; do kill "$_p" 2>/dev/null; done
@@ -794,6 +827,8 @@ t_final() {
 # ----------------------------------------------------------------- main --
 
 T_START=$(date +%s)
+# stderr of the tests and their background loops is kept for t_final.
+exec 2>"$W/stderr.log"
 echo "TAP version 13"
 echo "1..8"
 diag "stress: kernel $(uname -r), CPUs online: $CPUS(nr_cpu_ids $NR_CPU_IDS)"
