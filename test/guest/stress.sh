@@ -259,10 +259,10 @@ udp_all() {
 	SPEC=
 	rm -f "$W/trace.txt"
 	trace_start "$_dev"
-	for _c in $CPUS; do
-		flood "$_ns" "$_c" "$_dst" $FLOWS $PKTS || break
-		_allowed=$(echo "$_qs" | tr ' ' '\n' | awk -F: -v c="$_c" '$1 == c { print $2 }')
-		SPEC="$SPEC${SPEC:+ }$_c:$_allowed:$SENT"
+	for _uc in $CPUS; do
+		flood "$_ns" "$_uc" "$_dst" $FLOWS $PKTS || break
+		_allowed=$(echo "$_qs" | tr ' ' '\n' | awk -F: -v c="$_uc" '$1 != "" && $1 == c { print $2 }')
+		SPEC="$SPEC${SPEC:+ }$_uc:$_allowed:$SENT"
 	done
 	trace_stop
 }
@@ -270,7 +270,7 @@ udp_all() {
 # pkt_check LABEL DEV NQ ALL: steer_check on the last udp_all, which must
 # have produced a trace and a spec for every online CPU.
 pkt_check() {
-	if [ ! -s "$W/trace.txt" ] || [ "$(echo $SPEC | wc -w)" != "$(echo $CPUS | wc -w)" ]; then
+	if [ ! -s "$W/trace.txt" ] || [ "$(printf '%s\n' "$SPEC" | wc -w)" != "$(echo $CPUS | wc -w)" ]; then
 		fail "$1 on $2: no trace or no packets from every CPU (spec '$SPEC')"
 		return 1
 	fi
@@ -287,7 +287,7 @@ alive_stock() {
 		diag_file "$W/ping.out"
 	fi
 	_spec=
-	for _c in $CPUS; do _spec="$_spec $_c:*"; done
+	for _c in $CPUS; do _spec="$_spec${_spec:+ }$_c:*"; done
 	udp_all - veth0 "$DST2" "$_spec"
 	pkt_check "$1, stock" veth0 $NQ 1
 }
@@ -632,31 +632,31 @@ t_hotplug() {
 	_i=0 _checks=0
 	_all=$CPUS
 	while [ $_i -lt "$HOTPLUG" ] && [ "$T_FAIL" = 0 ]; do
-		_c=$((1 + _i % (NCPU - 1)))
-		if ! cpu_online $_c 0; then
-			fail "round $_i: offlining cpu$_c failed: $(cat "$W/hp.err")"
+		_hc=$((1 + _i % (NCPU - 1)))
+		if ! cpu_online $_hc 0; then
+			fail "round $_i: offlining cpu$_hc failed: $(cat "$W/hp.err")"
 			break
 		fi
 		CPUS=$(cpu_list_expand "$(cat /sys/devices/system/cpu/online)")
 		# A mask naming the offline CPU (and a not-present one).
-		_m2=$(printf '%x' $(((1 << _c | 1 << (NR_CPU_IDS - 1)) & MASKMAX)))
-		xw - "$(xf dum0 $_c)" "$_m2"
-		case $XW in ok*) ;; *) fail "round $_i: writing $_m2 (offline cpu$_c) gave '$XW'" ;; esac
-		rd "$(xf dum0 $_c)"
-		hexeq "${RD%"$NL"}" "$_m2" || fail "round $_i: tx-$_c reads '${RD%"$NL"}' after writing $_m2"
+		_m2=$(printf '%x' $(((1 << _hc | 1 << (NR_CPU_IDS - 1)) & MASKMAX)))
+		xw - "$(xf dum0 $_hc)" "$_m2"
+		case $XW in ok*) ;; *) fail "round $_i: writing $_m2 (offline cpu$_hc) gave '$XW'" ;; esac
+		rd "$(xf dum0 $_hc)"
+		hexeq "${RD%"$NL"}" "$_m2" || fail "round $_i: tx-$_hc reads '${RD%"$NL"}' after writing $_m2"
 		if [ $((_i % 4)) = 0 ]; then
 			udp_all - dum0 "$DST0" "$(allowed_spec "$(read_masks dum0 $NQ)")"
-			pkt_check "cpu$_c offline" dum0 $NQ 0
+			pkt_check "cpu$_hc offline" dum0 $NQ 0
 			_checks=$((_checks + 1))
 		fi
-		if ! cpu_online $_c 1; then
-			fail "round $_i: onlining cpu$_c failed: $(cat "$W/hp.err")"
+		if ! cpu_online $_hc 1; then
+			fail "round $_i: onlining cpu$_hc failed: $(cat "$W/hp.err")"
 			break
 		fi
 		CPUS=$_all
 		if [ $((_i % 4)) = 0 ]; then
 			udp_all - dum0 "$DST0" "$(allowed_spec "$(read_masks dum0 $NQ)")"
-			pkt_check "cpu$_c back online" dum0 $NQ 0
+			pkt_check "cpu$_hc back online" dum0 $NQ 0
 			_checks=$((_checks + 1))
 		fi
 		_i=$((_i + 1))
