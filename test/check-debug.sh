@@ -1,0 +1,63 @@
+#!/bin/bash
+# check-debug.sh - `make check-debug`: the functional suite and the stress
+# suite on the debug kernel (test/debug-kernel.sh: KASAN, UBSAN, KMEMLEAK,
+# lockdep, PROVE_RCU, DEBUG_OBJECTS_RCU_HEAD, DEBUG_ATOMIC_SLEEP, DEBUG_NET,
+# refcount trackers), booted with panic_on_warn=1. Each suite runs between
+# kmemleak scans (test/guest/kmemleak.sh): any leak report fails, as does
+# any KASAN/UBSAN/lockdep/RCU report, WARN, hung task or oops that vm.sh
+# finds in the console. The first run builds the kernel (long; cached in
+# /var/cache/xps_steer/debug-kernel-<key>/).
+#
+# Arguments (NAME=COUNT) go to stress.sh, for quick manual rounds only.
+# XPS_STEER_DEBUG_ONLY=suite|stress runs just one of the two.
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=${XPS_STEER_OUT:-$(mktemp -d /tmp/xps_steer-debug.XXXXXX)}
+only=${XPS_STEER_DEBUG_ONLY:-}
+mkdir -p "$out"
+
+"$top/test/deps.sh"
+cache=$("$top/test/debug-kernel.sh" build)
+root=$cache/root
+abi=$(cat "$cache/abi")
+kdir=$cache/src
+echo "check-debug.sh: debug kernel $abi (build took $(cat "$cache/build-seconds") s; cache $cache)"
+
+mkdir -p "$out/build"
+tar -C "$top" --exclude=.git --exclude='*.o' --exclude='*.ko' -cf - . | tar -C "$out/build" -xf -
+make -s -C "$out/build" KDIR="$kdir" >"$out/build.log" 2>&1 ||
+	{ cat "$out/build.log" >&2 && echo "check-debug.sh: FAIL: module build against $kdir failed" >&2 && exit 1; }
+
+vm() {	# NAME VM.SH-ARGS... -- GUEST-ARGS...
+	local name=$1 t0 t1 rc=0
+	shift
+	t0=$(date +%s)
+	"$top/test/vm.sh" --kernel-root "$root" --abi "$abi" --ko "$out/build/xps_steer.ko" \
+		--mem 2G --timeout 7200 --append "panic_on_warn=1" \
+		--log "$out/$name.log" --script "$top/test/guest/kmemleak.sh" "$@" || rc=1
+	t1=$(date +%s)
+	echo "$name: vm.sh exit $rc in $((t1 - t0)) s" >>"$out/times"
+	return "$rc"
+}
+
+status=0
+if [[ $only != stress ]]; then
+	vm suite --smp 4 -- /test/suite.sh || status=1
+fi
+if [[ $only != suite ]]; then
+	vm stress --smp 4 --maxcpus 8 -- /test/stress.sh "$@" || status=1
+fi
+
+cat "$out"/*.log | tr -d '\r' >"$out/all.tap"
+count() { grep -cE "$1" "$out/all.tap" || true; }
+skipped=$(count '^ok [0-9]+ .*# SKIP')
+passed=$(($(count '^ok [0-9]+') - skipped))
+failed=$(count '^not ok [0-9]+')
+((passed > 0)) || status=1
+((failed == 0)) || status=1
+grep -E '^# (suite|stress|counts|kmemleak|[0-9]+ |traffic|UDP )' "$out/all.tap" || true
+cat "$out/times"
+echo "console logs: $out/*.log"
+echo "xps_steer on debug kernel $abi: $passed passed, $failed failed, $skipped skipped"
+exit "$status"
