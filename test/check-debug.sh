@@ -13,6 +13,8 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=verdict.sh
+. "$top/test/verdict.sh"
 out=${XPS_STEER_OUT:-$(mktemp -d /tmp/xps_steer-debug.XXXXXX)}
 only=${XPS_STEER_DEBUG_ONLY:-}
 mkdir -p "$out"
@@ -50,14 +52,9 @@ if [[ $only != suite ]]; then
 fi
 
 cat "$out"/*.log | tr -d '\r' >"$out/all.tap"
-count() { grep -cE "$1" "$out/all.tap" || true; }
-skipped=$(count '^ok [0-9]+ .*# SKIP')
-passed=$(($(count '^ok [0-9]+') - skipped))
-failed=$(count '^not ok [0-9]+')
-((passed > 0)) || status=1
-((failed == 0)) || status=1
+summary=$(tap_summary "$out/all.tap") || status=1
 grep -E '^# (suite|stress|counts|kmemleak|[0-9]+ |traffic|UDP )' "$out/all.tap" || true
 cat "$out/times"
 echo "console logs: $out/*.log"
-echo "xps_steer on debug kernel $abi: $passed passed, $failed failed, $skipped skipped"
+echo "xps_steer on debug kernel $abi: $summary"
 exit "$status"

@@ -8,6 +8,8 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=verdict.sh
+. "$top/test/verdict.sh"
 out=${XPS_STEER_OUT:-$(mktemp -d /tmp/xps_steer-stress.XXXXXX)}
 mkdir -p "$out"
 
@@ -33,13 +35,8 @@ t0=$(date +%s)
 t1=$(date +%s)
 
 tr -d '\r' <"$out/console.log" >"$out/stress.tap"
-count() { grep -cE "$1" "$out/stress.tap" || true; }
-skipped=$(count '^ok [0-9]+ .*# SKIP')
-passed=$(($(count '^ok [0-9]+') - skipped))
-failed=$(count '^not ok [0-9]+')
-((passed > 0)) || status=1
-((failed == 0)) || status=1
+summary=$(tap_summary "$out/stress.tap") || status=1
 echo "console log: $out/console.log"
 grep -E '^# (stress|counts|[0-9]+ |traffic|UDP )' "$out/stress.tap" || true
-echo "xps_steer stress (stock kernel $("$top/test/guest-kernel.sh" abi)): $passed passed, $failed failed, $skipped skipped in $((t1 - t0)) s"
+echo "xps_steer stress (stock kernel $("$top/test/guest-kernel.sh" abi)): $summary in $((t1 - t0)) s"
 exit "$status"

@@ -5,6 +5,8 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=verdict.sh
+. "$top/test/verdict.sh"
 out=${XPS_STEER_OUT:-$(mktemp -d /tmp/xps_steer-check.XXXXXX)}
 mkdir -p "$out"
 
@@ -26,12 +28,7 @@ tr -d '\r' <"$out/console.log" >"$out/suite.tap"
 # Every row of docs/bad-input.md must have been checked by a passing test.
 "$top/test/catalogue.sh" "$top/docs/bad-input.md" "$out/suite.tap" |
 	tee "$out/catalogue.tap" || status=1
-count() { cat "$out/lint.tap" "$out/suite.tap" "$out/catalogue.tap" | grep -cE "$1" || true; }
-skipped=$(count '^ok [0-9]+ .*# SKIP')
-passed=$(($(count '^ok [0-9]+') - skipped))
-failed=$(count '^not ok [0-9]+')
-((passed > 0)) || status=1
+summary=$(tap_summary "$out/lint.tap" "$out/suite.tap" "$out/catalogue.tap") || status=1
 echo "console log: $out/console.log"
-echo "xps_steer: $passed passed, $failed failed, $skipped skipped"
-((failed == 0)) || status=1
+echo "xps_steer: $summary"
 exit "$status"

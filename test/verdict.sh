@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# verdict.sh - the pass/fail verdict on a guest's serial console log, shared
-# by test/vm.sh and test/install-test.sh. Sourced by bash scripts.
+# verdict.sh - the pass/fail verdict on a guest's serial console log and
+# on KTAP results, shared by test/vm.sh, install-test.sh and the check-*
+# scripts. Sourced by bash scripts.
 #
 #   console_verdict NAME LOG QEMU_STATUS TIMEOUT
 #     0 only if the guest printed XPS_STEER_GUEST_EXIT=0 and the kernel
@@ -46,4 +47,17 @@ console_verdict() {
 		fail=1
 	fi
 	return "$fail"
+}
+
+# tap_summary TAP...: prints "P passed, F failed, S skipped" over these KTAP
+# files (a SKIP is counted as a skip, never as a pass). Returns 1 unless
+# something passed and nothing failed.
+tap_summary() {
+	local all passed failed skipped
+	all=$(cat "$@" | tr -d '\r')
+	skipped=$(grep -cE '^ok [0-9]+ .*# SKIP' <<<"$all" || true)
+	passed=$(($(grep -cE '^ok [0-9]+' <<<"$all" || true) - skipped))
+	failed=$(grep -cE '^not ok [0-9]+' <<<"$all" || true)
+	echo "$passed passed, $failed failed, $skipped skipped"
+	((passed > 0 && failed == 0))
 }

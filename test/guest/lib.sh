@@ -340,6 +340,75 @@ map11() {
 	echo "$_out"
 }
 
+# ------------------------------------------------------------ topology --
+#
+# The suites' shared network: veth0 (init, 10.9.2.1) <-> veth1 (netns peer,
+# $DST2), NQ tx queues each; the caller sets NQ and DST2 and adds its own
+# dummies.
+
+sysctl_w() {	# NS PATH VALUE (missing files are fine: older kernels)
+	in_ns "$1" sh -c "[ ! -e '$2' ] || echo '$3' > '$2'"
+}
+
+# topo_netns NS...: create these namespaces ("-", the initial one, exists)
+# with lo up.  IPv6 off in all of them: no router solicitations or MLD
+# reports from kworkers in the traces.  Timers stay on the CPU that armed
+# them (TCP retransmits).
+topo_netns() {
+	for _ns in "$@"; do
+		if [ "$_ns" != - ]; then
+			must ip netns add "$_ns" || return 1
+			must ip -n "$_ns" link set lo up
+		fi
+		sysctl_w "$_ns" /proc/sys/net/ipv6/conf/all/disable_ipv6 1
+		sysctl_w "$_ns" /proc/sys/net/ipv6/conf/default/disable_ipv6 1
+	done
+	sysctl_w - /proc/sys/kernel/timer_migration 0
+}
+
+# veth_neigh: permanent neighbours both ways, so no ARP timers in the
+# traces; sets MAC0/MAC1 (veth0's and veth1's addresses).
+veth_neigh() {
+	MAC0=$(cat /sys/class/net/veth0/address)
+	MAC1=$(in_ns peer cat /sys/class/net/veth1/address)
+	must ip neigh replace "$DST2" lladdr "$MAC1" nud permanent dev veth0 &&
+		must ip -n peer neigh replace 10.9.2.1 lladdr "$MAC0" nud permanent dev veth1
+}
+
+# topo_veth: the veth pair, addressed and up; the test fails unless veth1
+# answers ping.
+topo_veth() {
+	must ip link add veth0 numtxqueues $NQ numrxqueues $NQ type veth \
+		peer name veth1 numtxqueues $NQ numrxqueues $NQ || return 1
+	must ip link set veth1 netns peer
+	must ip addr add 10.9.2.1/24 dev veth0
+	must ip -n peer addr add "$DST2"/24 dev veth1
+	must ip link set veth0 up
+	must ip -n peer link set veth1 up
+	veth_neigh
+	if ! wait_until 5 ping_ok - "$DST2"; then
+		fail "veth0 -> veth1 does not answer ping"
+		diag_file "$W/ping.out"
+	fi
+}
+
+# udp_all NS DEV DST QUEUESPEC [FLOOD-ARGS]: one pinned udpflood per online
+# CPU into a trace of DEV; SPEC becomes "cpu:queues:sent ..." for
+# steer_check, the queues taken from QUEUESPEC "cpu:queues ...".
+udp_all() {
+	_ns=$1 _dev=$2 _dst=$3 _qs=$4
+	shift 4
+	SPEC=
+	rm -f "$W/trace.txt"
+	trace_start "$_dev"
+	for _uc in $CPUS; do
+		flood "$_ns" "$_uc" "$_dst" $FLOWS $PKTS "$@" || break
+		_allowed=$(echo "$_qs" | tr ' ' '\n' | awk -F: -v c="$_uc" '$1 != "" && $1 == c { print $2 }')
+		SPEC="$SPEC${SPEC:+ }$_uc:$_allowed:$SENT"
+	done
+	trace_stop
+}
+
 # ------------------------------------------------------------- tracing --
 #
 # Oracle: the net/net_dev_start_xmit tracepoint fires for every packet handed

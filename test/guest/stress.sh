@@ -68,42 +68,14 @@ MASKMAX=$(((1 << NR_CPU_IDS) - 1))
 
 # ------------------------------------------------------------ topology --
 
-sysctl_w() {	# NS PATH VALUE
-	in_ns "$1" sh -c "[ ! -e '$2' ] || echo '$3' > '$2'"
-}
-
-veth_neigh() {
-	MAC0=$(cat /sys/class/net/veth0/address)
-	MAC1=$(in_ns peer cat /sys/class/net/veth1/address)
-	must ip neigh replace "$DST2" lladdr "$MAC1" nud permanent dev veth0 &&
-		must ip -n peer neigh replace 10.9.2.1 lladdr "$MAC0" nud permanent dev veth1
-}
-
 topo_setup() {
-	must ip netns add peer || return 1
-	must ip -n peer link set lo up
-	for _ns in - peer; do
-		sysctl_w "$_ns" /proc/sys/net/ipv6/conf/all/disable_ipv6 1
-		sysctl_w "$_ns" /proc/sys/net/ipv6/conf/default/disable_ipv6 1
-	done
+	topo_netns - peer || return 1
 	# Backlog drops would be losses the module did not cause.
 	sysctl_w - /proc/sys/net/core/netdev_max_backlog 100000
-	sysctl_w - /proc/sys/kernel/timer_migration 0
 	must ip link add dum0 numtxqueues $NQ numrxqueues $NQ type dummy || return 1
 	must ip addr add 10.9.0.1/24 dev dum0
 	must ip link set dum0 up
-	must ip link add veth0 numtxqueues $NQ numrxqueues $NQ type veth \
-		peer name veth1 numtxqueues $NQ numrxqueues $NQ || return 1
-	must ip link set veth1 netns peer
-	must ip addr add 10.9.2.1/24 dev veth0
-	must ip -n peer addr add "$DST2"/24 dev veth1
-	must ip link set veth0 up
-	must ip -n peer link set veth1 up
-	veth_neigh
-	if ! wait_until 5 ping_ok - "$DST2"; then
-		fail "veth0 -> veth1 does not answer ping"
-		diag_file "$W/ping.out"
-	fi
+	topo_veth || return 1
 	# One persistent iperf3 server per online CPU.
 	for _c in $CPUS; do
 		(exec ip netns exec peer iperf3 -s -B "$DST2" -p $((5201 + _c)) \
@@ -116,6 +88,17 @@ topo_setup() {
 	done
 	diag "topology: veth0 (init) <-> veth1 (netns peer), dum0 (init); $NQ tx queues; iperf3 servers on ports 5201+cpu"
 	[ "$T_FAIL" = 0 ]
+}
+
+# modprobe_ok WHAT ARGS...: modprobe ARGS; on failure the test fails,
+# naming WHAT, with modprobe's output.
+modprobe_ok() {
+	_what=$1
+	shift
+	modprobe "$@" >"$W/modprobe.out" 2>&1 </dev/null && return 0
+	fail "$_what: modprobe $* failed"
+	diag_file "$W/modprobe.out"
+	return 1
 }
 
 # udp_in: datagrams the peer namespace's UDP layer received (InDatagrams +
@@ -251,22 +234,6 @@ bg_stop() {
 
 # ---------------------------------------------------------------- helpers --
 
-# udp_all NS DEV DST QUEUESPEC: one pinned udpflood per online CPU into a
-# trace of DEV; SPEC becomes "cpu:queues:sent" for steer_check (as in
-# suite.sh, which keeps its own copy).
-udp_all() {
-	_ns=$1 _dev=$2 _dst=$3 _qs=$4
-	SPEC=
-	rm -f "$W/trace.txt"
-	trace_start "$_dev"
-	for _uc in $CPUS; do
-		flood "$_ns" "$_uc" "$_dst" $FLOWS $PKTS || break
-		_allowed=$(echo "$_qs" | tr ' ' '\n' | awk -F: -v c="$_uc" '$1 != "" && $1 == c { print $2 }')
-		SPEC="$SPEC${SPEC:+ }$_uc:$_allowed:$SENT"
-	done
-	trace_stop
-}
-
 # pkt_check LABEL DEV NQ ALL: steer_check on the last udp_all, which must
 # have produced a trace and a spec for every online CPU.
 pkt_check() {
@@ -352,11 +319,7 @@ t_cycles() {
 	_t0=$(date +%s)
 	_i=0
 	while [ $_i -lt "$CYCLES" ]; do
-		if ! modprobe xps_steer dev=veth0,dum0 >"$W/modprobe.out" 2>&1 </dev/null; then
-			fail "cycle $_i: modprobe xps_steer failed"
-			diag_file "$W/modprobe.out"
-			break
-		fi
+		modprobe_ok "cycle $_i" xps_steer dev=veth0,dum0 || break
 		# A different map every cycle, so the hook steers while detaching.
 		_q=0
 		for _m in $(map11 $NQ); do
@@ -364,11 +327,7 @@ t_cycles() {
 			echo "$_m" >"$(xf veth0 $_q)" || fail "cycle $_i: write $_m to veth0 tx-$_q failed"
 			_q=$((_q + 1))
 		done
-		if ! modprobe -r xps_steer >"$W/modprobe.out" 2>&1 </dev/null; then
-			fail "cycle $_i: modprobe -r xps_steer failed"
-			diag_file "$W/modprobe.out"
-			break
-		fi
+		modprobe_ok "cycle $_i" -r xps_steer || break
 		if [ -e "$XS" ]; then
 			fail "cycle $_i: $XS survives modprobe -r"
 			break
@@ -760,21 +719,13 @@ t_bypass() {
 	_t0=$(date +%s)
 	_i=0
 	while [ $_i -lt "$PKTCYCLES" ]; do
-		if ! modprobe xps_steer dev=veth0 >"$W/modprobe.out" 2>&1 </dev/null; then
-			fail "cycle $_i: modprobe xps_steer failed"
-			diag_file "$W/modprobe.out"
-			break
-		fi
+		modprobe_ok "cycle $_i" xps_steer dev=veth0 || break
 		for _q in $(seq_tx $NQ); do
 			printf "%s\n" "$(cpumask "${_q#tx-}")" >"$XS/veth0/$_q/xps_cpus" ||
 				fail "cycle $_i: mask write to veth0 $_q failed"
 		done
 		sleep 0.2
-		if ! modprobe -r xps_steer >"$W/modprobe.out" 2>&1 </dev/null; then
-			fail "cycle $_i: modprobe -r xps_steer failed"
-			diag_file "$W/modprobe.out"
-			break
-		fi
+		modprobe_ok "cycle $_i" -r xps_steer || break
 		_i=$((_i + 1))
 		progress $_i "$PKTCYCLES" $_t0 "attach/detach cycles"
 	done

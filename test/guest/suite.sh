@@ -33,50 +33,17 @@ DST2=10.9.2.2	# veth1 in netns peer
 
 # ------------------------------------------------------------ topology --
 
-sysctl_w() {	# NS PATH VALUE (missing files are fine: older kernels)
-	in_ns "$1" sh -c "[ ! -e '$2' ] || echo '$3' > '$2'"
-}
-
-veth_neigh() {	# permanent neighbours both ways: no ARP timers in the traces
-	_m0=$(cat /sys/class/net/veth0/address)
-	_m1=$(in_ns peer cat /sys/class/net/veth1/address)
-	must ip neigh replace "$DST2" lladdr "$_m1" nud permanent dev veth0 &&
-		must ip -n peer neigh replace 10.9.2.1 lladdr "$_m0" nud permanent dev veth1
-}
-
 topo_setup() {
-	# IPv6 off: no router solicitations / MLD reports from kworkers in the
-	# traces.  Timers stay on the CPU that armed them (TCP retransmits).
-	for _ns in - peer ref; do
-		if [ "$_ns" != - ]; then
-			must ip netns add "$_ns" || return 1
-			must ip -n "$_ns" link set lo up
-		fi
-		sysctl_w "$_ns" /proc/sys/net/ipv6/conf/all/disable_ipv6 1
-		sysctl_w "$_ns" /proc/sys/net/ipv6/conf/default/disable_ipv6 1
-	done
-	sysctl_w - /proc/sys/kernel/timer_migration 0
-
+	topo_netns - peer ref || return 1
 	must ip link add dum0 numtxqueues $NQ numrxqueues $NQ type dummy || return 1
 	must ip addr add 10.9.0.1/24 dev dum0
 	must ip link set dum0 up
 	must ip -n ref link add dum1 numtxqueues $NQ numrxqueues $NQ type dummy || return 1
 	must ip -n ref addr add 10.9.0.1/24 dev dum1
 	must ip -n ref link set dum1 up
-	must ip link add veth0 numtxqueues $NQ numrxqueues $NQ type veth \
-		peer name veth1 numtxqueues $NQ numrxqueues $NQ || return 1
-	must ip link set veth1 netns peer
-	must ip addr add 10.9.2.1/24 dev veth0
-	must ip -n peer addr add "$DST2"/24 dev veth1
-	must ip link set veth0 up
-	must ip -n peer link set veth1 up
-	veth_neigh
+	topo_veth || return 1
 	_n=$(ls /sys/class/net/dum0/queues | grep -c '^tx-')
 	[ "$_n" = $NQ ] || fail "dum0 has $_n tx queues, expected $NQ"
-	if ! wait_until 5 ping_ok - "$DST2"; then
-		fail "veth0 -> veth1 does not answer ping"
-		diag_file "$W/ping.out"
-	fi
 	diag "topology: dum0 (init), dum1 (netns ref), veth0 (init) <-> veth1 (netns peer), $NQ tx queues each"
 	[ "$T_FAIL" = 0 ]
 }
@@ -140,21 +107,6 @@ t_load() {
 	[ "$_bad" = 0 ] && [ "$_proto" = 1 ] && [ "${RD: -1}" = "$NL" ] ||
 		fail "features: malformed or not exactly one select_queue variant: '$(show "$RD")'"
 	diag "features: $(printf '%s' "$RD" | awk '$2 == "yes" { printf "%s ", $1 }')"
-}
-
-# udp_all NS DEV DST QUEUESPEC: one pinned udpflood per CPU into a trace of
-# DEV; builds SPEC "cpu:queues:sent" from QUEUESPEC "cpu:queues ...".
-udp_all() {
-	_ns=$1 _dev=$2 _dst=$3 _qs=$4
-	shift 4
-	SPEC=
-	trace_start "$_dev"
-	for _c in $CPUS; do
-		flood "$_ns" "$_c" "$_dst" $FLOWS $PKTS "$@" || break
-		_allowed=$(echo "$_qs" | tr ' ' '\n' | awk -F: -v c="$_c" '$1 == c { print $2 }')
-		SPEC="$SPEC${SPEC:+ }$_c:$_allowed:$SENT"
-	done
-	trace_stop
 }
 
 # ping_all DEV DST: pinned echo requests from every CPU into a trace of

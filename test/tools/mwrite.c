@@ -8,6 +8,7 @@
  * the kernel's store path and not process start-up. Prints the count, the
  * total time and the mean time per write. Exit 1 on the first failed write.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,6 +16,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "tool.h"
 
 int main(int argc, char **argv)
 {
@@ -27,11 +30,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: mwrite FILE COUNT VALUE...\n");
 		return 2;
 	}
-	count = strtol(argv[2], NULL, 0);
-	if (count < 1) {
-		fprintf(stderr, "mwrite: bad count '%s'\n", argv[2]);
-		return 2;
-	}
+	count = tool_num(argv[2], 1, 100000000);
 	fd = open(argv[1], O_WRONLY);
 	if (fd < 0) {
 		fprintf(stderr, "mwrite: %s: %s\n", argv[1], strerror(errno));

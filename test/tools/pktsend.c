@@ -40,6 +40,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tool.h"
+
 #define PAYLOAD 64
 
 static void usage(void)
@@ -62,14 +64,6 @@ static uint16_t ip_csum(const void *buf, size_t len)
 	return (uint16_t)~sum;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int main(int argc, char **argv)
 {
 	const char *ifname = NULL, *dmac = NULL, *sip = NULL, *dip = NULL;
@@ -90,15 +84,14 @@ int main(int argc, char **argv)
 		case 'm': dmac = optarg; break;
 		case 's': sip = optarg; break;
 		case 'd': dip = optarg; break;
-		case 'p': port = atol(optarg); break;
-		case 'n': count = atol(optarg); break;
+		case 'p': port = tool_num(optarg, 1, 65535); break;
+		case 'n': count = tool_num(optarg, 1, 1000000000); break;
 		case 't': secs = atof(optarg); break;
-		case 'f': flows = atol(optarg); break;
+		case 'f': flows = tool_num(optarg, 1, 4096); break;
 		default: usage();
 		}
 	}
-	if (!ifname || !dmac || !sip || !dip || count <= 0 || flows <= 0 ||
-	    flows > 4096 || port <= 0 || port + 1000 + flows > 65535 ||
+	if (!ifname || !dmac || !sip || !dip || port + 1000 + flows > 65535 ||
 	    sscanf(dmac, "%x:%x:%x:%x:%x:%x", &mac[0], &mac[1], &mac[2],
 		   &mac[3], &mac[4], &mac[5]) != 6)
 		usage();
@@ -150,9 +143,9 @@ int main(int argc, char **argv)
 
 	cpu0 = sched_getcpu();
 	if (secs > 0)
-		end = now() + secs;
+		end = tool_now() + secs;
 	for (long i = 0; sent < count; i++) {
-		if (end && (i & 63) == 0 && now() >= end)
+		if (end && (i & 63) == 0 && tool_now() >= end)
 			break;
 		ip->id = htons((uint16_t)i);
 		ip->check = 0;

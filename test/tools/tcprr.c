@@ -33,6 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tool.h"
+
 #define MAX_FLOWS 4096
 
 static void die(const char *what)
@@ -46,28 +48,6 @@ static void usage(void)
 	fprintf(stderr, "usage: tcprr -s [-p PORT] [-w WORKERS]\n"
 		"       tcprr -c ADDR [-p PORT] [-f FLOWS] [-t SECONDS]\n");
 	exit(2);
-}
-
-static long num(const char *s, long min, long max)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 0);
-	if (errno || *s == '\0' || *end != '\0' || v < min || v > max) {
-		fprintf(stderr, "tcprr: bad number '%s' (%ld..%ld)\n", s, min, max);
-		exit(2);
-	}
-	return v;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void nodelay(int fd)
@@ -195,12 +175,12 @@ static int client(const char *addr, long port, long flows, long seconds)
 			die("tcprr: epoll_ctl");
 	}
 	cpu0 = sched_getcpu();
-	t0 = now();
+	t0 = tool_now();
 	for (f = 0; f < flows; f++)
 		if (write(fds[f], &b, 1) != 1)
 			die("tcprr: write");
 	for (;;) {
-		t1 = now();
+		t1 = tool_now();
 		if (t1 - t0 >= seconds)
 			break;
 		n = epoll_wait(ep, evs, 256, 100);
@@ -240,10 +220,10 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 's': srv = 1; break;
 		case 'c': addr = optarg; break;
-		case 'p': port = num(optarg, 1, 65535); break;
-		case 'w': workers = num(optarg, 1, 64); break;
-		case 'f': flows = num(optarg, 1, MAX_FLOWS); break;
-		case 't': seconds = num(optarg, 1, 3600); break;
+		case 'p': port = tool_num(optarg, 1, 65535); break;
+		case 'w': workers = tool_num(optarg, 1, 64); break;
+		case 'f': flows = tool_num(optarg, 1, MAX_FLOWS); break;
+		case 't': seconds = tool_num(optarg, 1, 3600); break;
 		default: usage();
 		}
 	}

@@ -47,6 +47,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tool.h"
+
 #define MAX_FLOWS 512
 
 static void move_to_cpu(long cpu)
@@ -69,28 +71,6 @@ static void usage(void)
 	exit(2);
 }
 
-static long num(const char *s, long min, long max)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 0);
-	if (errno || *s == '\0' || *end != '\0' || v < min || v > max) {
-		fprintf(stderr, "udpflood: bad number '%s' (%ld..%ld)\n", s, min, max);
-		exit(2);
-	}
-	return v;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int main(int argc, char **argv)
 {
 	const char *daddr = NULL, *ifname = NULL;
@@ -107,15 +87,15 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "d:p:f:n:s:P:I:cm:t:")) != -1) {
 		switch (opt) {
 		case 'd': daddr = optarg; break;
-		case 'p': port = num(optarg, 1, 65535); break;
-		case 'f': nflows = num(optarg, 1, MAX_FLOWS); break;
-		case 'n': count = num(optarg, 1, 100000000); break;
-		case 's': size = num(optarg, 0, 65507); break;
-		case 'P': baseport = num(optarg, 1, 65535); break;
+		case 'p': port = tool_num(optarg, 1, 65535); break;
+		case 'f': nflows = tool_num(optarg, 1, MAX_FLOWS); break;
+		case 'n': count = tool_num(optarg, 1, 100000000); break;
+		case 's': size = tool_num(optarg, 0, 65507); break;
+		case 'P': baseport = tool_num(optarg, 1, 65535); break;
 		case 'I': ifname = optarg; break;
 		case 'c': connected = 1; break;
-		case 'm': migrate = num(optarg, 0, CPU_SETSIZE - 1); break;
-		case 't': seconds = num(optarg, 1, 3600); break;
+		case 'm': migrate = tool_num(optarg, 0, CPU_SETSIZE - 1); break;
+		case 't': seconds = tool_num(optarg, 1, 3600); break;
 		default: usage();
 		}
 	}
@@ -174,11 +154,11 @@ int main(int argc, char **argv)
 		migrate = -1;
 	}
 	cpu0 = sched_getcpu();
-	t0 = now();
+	t0 = tool_now();
 	for (i = 0; count < 0 || i < count; i++) {
 		ssize_t n;
 
-		if (seconds && !(i & 31) && (t1 = now()) - t0 >= seconds)
+		if (seconds && !(i & 31) && (t1 = tool_now()) - t0 >= seconds)
 			break;
 
 		if (migrate >= 0 && i == count / 2) {

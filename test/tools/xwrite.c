@@ -58,6 +58,15 @@ static void print_err(int err)
 	printf("err errno%d\n", err);	/* numeric fallback: still comparable */
 }
 
+/* The outcome of one read() or write(): "ok COUNT" or "err NAME". */
+static void print_result(ssize_t n)
+{
+	if (n < 0)
+		print_err(errno);
+	else
+		printf("ok %zd\n", n);
+}
+
 static int hexval(char c)
 {
 	if (c >= '0' && c <= '9')
@@ -100,7 +109,6 @@ int main(int argc, char **argv)
 	const char *gone = NULL;
 	struct stat st;
 	size_t len;
-	ssize_t n;
 	char *buf;
 
 	while ((opt = getopt(argc, argv, "+nrRg:")) != -1) {
@@ -140,20 +148,12 @@ int main(int argc, char **argv)
 		nanosleep(&tick, NULL);
 	}
 	if (rd) {
-		n = read(fd, buf, 4096);
-		if (n < 0)
-			print_err(errno);
-		else
-			printf("ok %zd\n", n);
+		print_result(read(fd, buf, 4096));
 		close(fd);
 		return 0;
 	}
 	/* Exactly one write(): a partial count is reported, never retried. */
-	n = write(fd, buf, len);
-	if (n < 0)
-		print_err(errno);
-	else
-		printf("ok %zd\n", n);
+	print_result(write(fd, buf, len));
 	/* sysfs reports errors at write(); close() cannot fail here usefully. */
 	close(fd);
 	return 0;
