@@ -8,6 +8,13 @@
 # finds in the console. The first run builds the kernel (long; cached in
 # /var/cache/xps_steer/debug-kernel-<key>/).
 #
+# The guests use single-threaded TCG (one host core each), so on a machine
+# with 2 or more cores two run side by side: lane 1 the stress suite's
+# attach/detach cycles (its longest test on this kernel), lane 2 the
+# functional suite and then the other stress tests (stress.sh ONLY=...).
+# Every test runs once, at full counts. XPS_STEER_DEBUG_LANES=1 runs it all
+# in one lane.
+#
 # Arguments (NAME=COUNT) go to stress.sh, for quick manual rounds only.
 # XPS_STEER_DEBUG_ONLY=suite|stress runs just one of the two.
 set -euo pipefail
@@ -43,13 +50,37 @@ vm() {	# NAME VM.SH-ARGS... -- GUEST-ARGS...
 	return "$rc"
 }
 
+stress() {	# NAME STRESS.SH-ARGS...
+	local name=$1
+	shift
+	vm "$name" --smp 4 --maxcpus 8 -- /test/stress.sh "$@"
+}
+suite() { vm suite --smp 4 -- /test/suite.sh; }
+
+lanes=${XPS_STEER_DEBUG_LANES:-$(($(nproc) >= 2 ? 2 : 1))}
+rest=writes,churn,hotplug,resize,bypass
 status=0
-if [[ $only != stress ]]; then
-	vm suite --smp 4 -- /test/suite.sh || status=1
-fi
-if [[ $only != suite ]]; then
-	vm stress --smp 4 --maxcpus 8 -- /test/stress.sh "$@" || status=1
-fi
+case $only:$lanes in
+suite:*) suite || status=1 ;;
+stress:1) stress stress "$@" || status=1 ;;
+stress:*)
+	stress stress-cycles ONLY=cycles "$@" &
+	lane1=$!
+	stress stress-rest ONLY=$rest "$@" || status=1
+	wait "$lane1" || status=1
+	;;
+:1)
+	suite || status=1
+	stress stress "$@" || status=1
+	;;
+*)
+	stress stress-cycles ONLY=cycles "$@" &
+	lane1=$!
+	suite || status=1
+	stress stress-rest ONLY=$rest "$@" || status=1
+	wait "$lane1" || status=1
+	;;
+esac
 
 cat "$out"/*.log | tr -d '\r' >"$out/all.tap"
 summary=$(tap_summary "$out/all.tap") || status=1
