@@ -135,7 +135,7 @@ bg_round_tcp() {	# CPU PINARGS...
 	_c=$1
 	shift
 	_o=$W/bg/tcp.$_c.json
-	"$@" timeout 60 iperf3 -c "$DST2" -p $((5201 + _c)) -t 2 -b 50M -J \
+	"$@" timeout 600 iperf3 -c "$DST2" -p $((5201 + _c)) -t 2 -b 50M -J \
 		--connect-timeout 10000 >"$_o" 2>&1 </dev/null
 	_rc=$?
 	_s=$(iperf_bytes "$_o")
@@ -202,7 +202,7 @@ bg_start() {
 bg_stop() {
 	touch "$W/bg/stop"
 	for _p in $BG_PIDS; do
-		wait_pid "$_p" 120 || fail "background traffic loop $_p did not stop in 120 s"
+		wait_pid "$_p" 660 || fail "background traffic loop $_p did not stop in 660 s"
 	done
 	BG_PIDS=
 	sleep 0.5	# backlog drained on the peer
@@ -409,17 +409,22 @@ t_writes() {
 	rm -f "$W/wr.stop" "$W/reader.bad"
 	bg_start "tcp udp pin"
 	_t0=$(date +%s)
+	# Writers and readers are niced like the traffic: at nice 0 these ten
+	# shell loops starved it on the debug kernel (iperf3 transfers hit
+	# their timeout), and traffic must run during the writes.
 	_wp=
 	_w=0
 	while [ $_w -lt "$WRITERS" ]; do
 		writer "$(xf veth0 $((_w % NQ)))" "$W/wr.list.$_w" >"$W/wr.res.$_w" &
 		_wp="$_wp $!"
+		renice -n 10 -p $! >/dev/null
 		_w=$((_w + 1))
 	done
 	_rp=
 	for _r in 1 2; do
 		reader $(for _q in $(seq_tx $NQ); do echo "$XS/veth0/$_q/xps_cpus"; done) >"$W/rd.res.$_r" &
 		_rp="$_rp $!"
+		renice -n 10 -p $! >/dev/null
 	done
 	for _p in $_wp; do
 		wait_pid "$_p" 1800 || fail "mask writer $_p did not finish in 1800 s"
