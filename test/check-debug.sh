@@ -10,8 +10,10 @@
 #
 # The guests use single-threaded TCG (one host core each), so on a machine
 # with 2 or more cores two run side by side: lane 1 the stress suite's
-# attach/detach cycles (its longest test on this kernel), lane 2 the
-# functional suite and then the other stress tests (stress.sh ONLY=...).
+# attach/detach cycles (its longest test on this kernel), mask writes,
+# queue-count changes and AF_PACKET cycles; lane 2 the functional suite and
+# then device churn and CPU hotplug (stress.sh ONLY=..., split by measured
+# time).
 # Every test runs once, at full counts. XPS_STEER_DEBUG_LANES=1 runs it all
 # in one lane.
 #
@@ -58,27 +60,28 @@ stress() {	# NAME STRESS.SH-ARGS...
 suite() { vm suite --smp 4 -- /test/suite.sh; }
 
 lanes=${XPS_STEER_DEBUG_LANES:-$(($(nproc) >= 2 ? 2 : 1))}
-rest=writes,churn,hotplug,resize,bypass
+lane1=cycles,writes,resize,bypass
+lane2=churn,hotplug
 status=0
 case $only:$lanes in
 suite:*) suite || status=1 ;;
 stress:1) stress stress "$@" || status=1 ;;
 stress:*)
-	stress stress-cycles ONLY=cycles "$@" &
-	lane1=$!
-	stress stress-rest ONLY=$rest "$@" || status=1
-	wait "$lane1" || status=1
+	stress stress-1 ONLY=$lane1 "$@" &
+	pid1=$!
+	stress stress-2 ONLY=$lane2 "$@" || status=1
+	wait "$pid1" || status=1
 	;;
 :1)
 	suite || status=1
 	stress stress "$@" || status=1
 	;;
 *)
-	stress stress-cycles ONLY=cycles "$@" &
-	lane1=$!
+	stress stress-1 ONLY=$lane1 "$@" &
+	pid1=$!
 	suite || status=1
-	stress stress-rest ONLY=$rest "$@" || status=1
-	wait "$lane1" || status=1
+	stress stress-2 ONLY=$lane2 "$@" || status=1
+	wait "$pid1" || status=1
 	;;
 esac
 

@@ -473,7 +473,7 @@ t_writes_cleanup() {
 loop_writer() {
 	_v=1
 	while [ ! -e "$W/lw.stop" ]; do
-		for _q in 0 1 2 3; do echo "$_v" >"$(xf "$1" $_q)"; done 2>/dev/null
+		for _q in 0 1 2 3; do printf '%x\n' "$_v" >"$(xf "$1" $_q)"; done 2>/dev/null
 		_v=$(((_v * 5 + 3) & MASKMAX))
 		[ -e "$XS/$1" ] || sleep 0.05
 	done
