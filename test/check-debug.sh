@@ -26,6 +26,10 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$top/test/verdict.sh"
 out=${XPS_STEER_OUT:-$(mktemp -d /tmp/xps_steer-debug.XXXXXX)}
 only=${XPS_STEER_DEBUG_ONLY:-}
+case $only in
+'' | suite | stress) ;;
+*) echo "check-debug.sh: XPS_STEER_DEBUG_ONLY=$only: expected suite or stress" >&2 && exit 2 ;;
+esac
 mkdir -p "$out"
 
 "$top/test/deps.sh"
@@ -62,28 +66,18 @@ suite() { vm suite --smp 4 -- /test/suite.sh; }
 lanes=${XPS_STEER_DEBUG_LANES:-$(($(nproc) >= 2 ? 2 : 1))}
 lane1=cycles,writes,resize,bypass
 lane2=churn,hotplug
+want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 status=0
-case $only:$lanes in
-suite:*) suite || status=1 ;;
-stress:1) stress stress "$@" || status=1 ;;
-stress:*)
-	stress stress-1 ONLY=$lane1 "$@" &
+pid1=
+rest=(stress)
+if want stress && [ "$lanes" -ge 2 ]; then
+	stress stress-1 "ONLY=$lane1" "$@" &
 	pid1=$!
-	stress stress-2 ONLY=$lane2 "$@" || status=1
-	wait "$pid1" || status=1
-	;;
-:1)
-	suite || status=1
-	stress stress "$@" || status=1
-	;;
-*)
-	stress stress-1 ONLY=$lane1 "$@" &
-	pid1=$!
-	suite || status=1
-	stress stress-2 ONLY=$lane2 "$@" || status=1
-	wait "$pid1" || status=1
-	;;
-esac
+	rest=(stress-2 "ONLY=$lane2")
+fi
+if want suite; then suite || status=1; fi
+if want stress; then stress "${rest[@]}" "$@" || status=1; fi
+if [ -n "$pid1" ]; then wait "$pid1" || status=1; fi
 
 cat "$out"/*.log | tr -d '\r' >"$out/all.tap"
 summary=$(tap_summary "$out/all.tap") || status=1

@@ -67,14 +67,14 @@ run_test() {
 	TESTNUM=$((TESTNUM + 1))
 	T_FAIL=0
 	T_SKIP=
-	_t0=$(date +%s)
+	# Its own start time: tests use _t0/_t1 for their own timings.
+	T_START=$(date +%s)
 	diag "----- test $TESTNUM: $1"
 	"$2"
 	if command -v "$2_cleanup" >/dev/null 2>&1; then
 		"$2_cleanup" >"$W/cleanup.out" 2>&1
 	fi
-	_t1=$(date +%s)
-	diag "(test $TESTNUM took $((_t1 - _t0)) s)"
+	diag "(test $TESTNUM took $(($(date +%s) - T_START)) s)"
 	if [ "$T_FAIL" != 0 ]; then
 		N_FAIL=$((N_FAIL + 1))
 		echo "not ok $TESTNUM - $1"
