@@ -441,8 +441,9 @@ established_all() {	# (own variable names: wait_until's _n is global)
 # t8_launch SECS: one pinned iperf3 server and client per CPU, SECS-second
 # transfers (T8_SP/T8_CP: the pids); then wait until every client has its
 # data connection up (control + data = 2 established sockets per server
-# port). Sets T8_ALIVE to the clients still running after that; 2 if
-# something could not be started.
+# port) or one of them has already exited. Sets T8_ALIVE to the clients
+# still running with every connection up (0 if they never were all up at
+# once); returns 2 if something could not be started.
 t8_launch() {
 	T8_SP='' T8_CP='' T8_SECS=$1
 	for _c in $CPUS; do
@@ -457,14 +458,24 @@ t8_launch() {
 	done
 	_ports=
 	for _c in $CPUS; do _ports="$_ports $((5301 + _c))"; done
-	_t0=$(date +%s)
-	wait_until 30 established_all peer 2 $_ports ||
-		fail "iperf3 ports$T8_SHORT: connections not established after 30 s"
-	T8_UP=$(($(date +%s) - _t0))
+	# wait_until counts polls, and one poll of /proc/net/tcp in the netns
+	# can take seconds on the debug kernel, so t8_settled watches the clock.
+	T8_T0=$(date +%s)
+	wait_until $((T8_SECS + 30)) t8_settled $_ports
+	T8_UP=$(($(date +%s) - T8_T0))
 	sleep 0.5
 	T8_ALIVE=0
+	established_all peer 2 $_ports || return 0
 	for _p in $T8_CP; do kill -0 "$_p" 2>/dev/null && T8_ALIVE=$((T8_ALIVE + 1)); done
 	return 0
+}
+
+# t8_settled PORT...: every connection is up, or a client has exited (then
+# they can no longer all be up at the same time).
+t8_settled() {
+	established_all peer 2 "$@" && return 0
+	for _p in $T8_CP; do kill -0 "$_p" 2>/dev/null || return 0; done
+	[ $(($(date +%s) - T8_T0)) -ge $((T8_SECS + 30)) ]
 }
 
 # t8_reap: wait for every client and server of the last t8_launch; a client
@@ -486,24 +497,26 @@ t8_reap() {
 	for _p in $T8_SP; do
 		wait_pid "$_p" 10 || fail "iperf3 server (pid $_p) exit status $WAIT_RC"
 	done
-	T8_PIDS=
+	T8_PIDS='' T8_CP='' T8_SP=''
 }
 
 t_rmmod_tcp() {
 	need_module || return
 	set_masks veth0 $(map11 $NQ) || return
 	# Unload only while every client is still transferring. Connections
-	# come up at different times; on a slow guest (the debug kernel took
-	# 16 s) the first clients can finish before the last one starts, so the
-	# round is repeated with longer transfers before anything is unloaded.
+	# come up at different times; on a slow guest (on the debug kernel,
+	# from 16 s to minutes) the first clients can finish before the last one
+	# starts, so the round is repeated with longer transfers before anything
+	# is unloaded.
 	for _secs in 12 36 108; do
 		t8_launch "$_secs" || return
-		diag "iperf3 connections up after $T8_UP s ($_secs s transfers), $T8_ALIVE of $NCPU clients running"
+		diag "round of $_secs s transfers: after $T8_UP s, $T8_ALIVE of $NCPU clients running with their connections up${T8_SHORT:+ (not up:$T8_SHORT)}"
 		[ "$T8_ALIVE" = "$NCPU" ] && break
-		[ "$T_FAIL" = 0 ] || break
 		t8_reap
+		[ "$T_FAIL" = 0 ] || break
 	done
-	[ "$T8_ALIVE" = "$NCPU" ] || fail "only $T8_ALIVE of $NCPU iperf3 clients still running at rmmod time"
+	[ "$T8_ALIVE" = "$NCPU" ] ||
+		fail "only $T8_ALIVE of $NCPU iperf3 clients running with their connections up at rmmod time"
 	_alive=$T8_ALIVE
 	klog_mark
 	_t0=$(date +%s)
