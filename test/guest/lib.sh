@@ -68,13 +68,13 @@ run_test() {
 	T_FAIL=0
 	T_SKIP=
 	# Its own start time: tests use _t0/_t1 for their own timings.
-	T_START=$(date +%s)
+	TEST_T0=$(date +%s)
 	diag "----- test $TESTNUM: $1"
 	"$2"
 	if command -v "$2_cleanup" >/dev/null 2>&1; then
 		"$2_cleanup" >"$W/cleanup.out" 2>&1
 	fi
-	diag "(test $TESTNUM took $(($(date +%s) - T_START)) s)"
+	diag "(test $TESTNUM took $(($(date +%s) - TEST_T0)) s)"
 	if [ "$T_FAIL" != 0 ]; then
 		N_FAIL=$((N_FAIL + 1))
 		echo "not ok $TESTNUM - $1"
