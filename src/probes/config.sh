@@ -56,7 +56,9 @@ done
 		fi
 	done
 	# One "<probe> yes|no" line each; the last newline comes from the reader.
-	echo '#define XPS_STEER_FEATURES \\'
+	# printf, not echo: kbuild runs this with bash before 5.4 and with dash
+	# since, and only dash's echo interprets backslashes.
+	printf '#define XPS_STEER_FEATURES \\\n'
 	sep=''
 	for verdict in $verdicts; do
 		[ "${verdict#*=}" = 1 ] && answer=yes || answer=no

@@ -5,6 +5,7 @@
  * Fallback: plain multiplication and addition (our sizes are bounded by NR_CPUS
  *   and 65536 queues).
  */
+#include <linux/bug.h>
 #include <linux/kernel.h>
 #include <linux/overflow.h>
 #include <linux/types.h>
