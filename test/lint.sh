@@ -5,7 +5,14 @@
 #   3. checkpatch.pl --strict, from Debian's linux-source package;
 #   4. the compat fallbacks this kernel does not need, all forced on
 #      (XPS_STEER_FORCE_FALLBACKS=1), build with W=1 and sparse cleanly,
-#      and W=1 does not change what the compile probes find.
+#      and W=1 does not change what the compile probes find;
+#   5. src/probes/config.sh writes the same header under bash and dash
+#      (kbuild runs it with bash before 5.4, with dash since), and that
+#      header compiles;
+#   6. the build works in the shapes of pre-5.4 kbuild that we cannot
+#      boot here: scripts run by bash (CONFIG_SHELL=/bin/bash), and
+#      probes given no KBUILD_MODNAME by kbuild (3.10: modname_flags
+#      empty), with the same probe results as the normal build.
 # Prints KTAP so `make check` reports it like the guest suite.
 set -euo pipefail
 
@@ -44,7 +51,7 @@ checkpatch() {
 }
 
 echo "TAP version 13"
-echo "1..4"
+echo "1..6"
 
 make -s -C "$top" KDIR="$kdir" clean >/dev/null
 status=0
@@ -52,6 +59,8 @@ make -C "$top" KDIR="$kdir" W=1 >"$log/build" 2>&1 || status=$?
 grep -iE 'warning|error' "$log/build" >"$log/out" || true
 [[ $status == 0 && ! -s $log/out ]] || { status=1; [[ -s $log/out ]] || cp "$log/build" "$log/out"; }
 result 1 "build with W=1 has no warnings" "$status"
+mkdir "$log/results"
+cp "$top"/.probes/*.result "$log/results/"
 
 # Rebuild everything through sparse; any line it prints is a report.
 make -s -C "$top" KDIR="$kdir" clean >/dev/null
@@ -96,6 +105,44 @@ if [[ $(probes "$log/build") != $(probes "$log/sparse") ]]; then
 fi
 [[ $status == 0 && ! -s $log/out ]] || status=1
 result 4 "forced compat fallbacks build cleanly (W=1, sparse)" "$status"
+
+# The probe header from the same results, under each shell kbuild uses;
+# XPS_STEER_FEATURES must be one string literal.
+status=0
+: >"$log/out"
+for sh in bash dash; do
+	"$sh" "$top/src/probes/config.sh" "$log/config-$sh.h" "$log"/results/*.result \
+		>/dev/null 2>>"$log/out" || status=1
+	printf 'static const char features[] = XPS_STEER_FEATURES;\n' |
+		gcc -Wall -Werror -fsyntax-only -include "$log/config-$sh.h" -x c - \
+			>>"$log/out" 2>&1 || { echo "the $sh header does not compile" >>"$log/out"; status=1; }
+done
+if [[ $status == 0 ]] && ! cmp "$log/config-bash.h" "$log/config-dash.h" >>"$log/out" 2>&1; then
+	diff "$log/config-bash.h" "$log/config-dash.h" >>"$log/out"
+	status=1
+fi
+result 5 "probe header is the same from bash and dash, and compiles" "$status"
+
+# Kbuild before 5.4 runs scripts with bash; 3.10's gives the probes no
+# KBUILD_MODNAME (modname_flags empty: the module's own objects cannot
+# build like that, hence -k, but the probes must all answer as before).
+status=0
+: >"$log/out"
+make -s -C "$top" KDIR="$kdir" clean >/dev/null
+make -C "$top" KDIR="$kdir" CONFIG_SHELL=/bin/bash >"$log/bash" 2>&1 || status=1
+make -s -C "$top" KDIR="$kdir" clean >/dev/null
+make -k -C "$top" KDIR="$kdir" CONFIG_SHELL=/bin/bash modname_flags= \
+	>"$log/nomodname" 2>&1 || true
+for shape in bash nomodname; do
+	if [[ $(probes "$log/$shape") != $(probes "$log/build") ]]; then
+		{ echo "$shape shape: probe results differ from the normal build:"
+		  probes "$log/$shape" || echo '(no probe line: the probes failed)'
+		  grep -E 'xps_steer: |error' "$log/$shape"; } >>"$log/out"
+		status=1
+	fi
+done
+grep -iE 'warning|error' "$log/bash" >>"$log/out" && status=1
+result 6 "pre-5.4 kbuild shapes (bash scripts, no KBUILD_MODNAME for probes)" "$status"
 make -s -C "$top" KDIR="$kdir" clean >/dev/null
 
 exit "$failed"
