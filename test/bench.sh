@@ -84,7 +84,7 @@ run_all() {
 	}
 
 	say "cost guest (-smp 1 -icount shift=4, $cr rounds x $cs guest-s) and ctl64 guest, in parallel"
-	icount=(--tcg-single --qemu -icount --qemu shift=4 --smp 1)
+	icount=(--qemu -icount --qemu shift=4 --smp 1)
 	vm cost "${icount[@]}" --maxcpus 4 -- cost "$cr" "$cs" &
 	p1=$!
 	vm ctl64 "${icount[@]}" --maxcpus 64 -- ctl &

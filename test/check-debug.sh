@@ -49,7 +49,7 @@ vm() {	# NAME VM.SH-ARGS... -- GUEST-ARGS...
 	shift
 	t0=$(date +%s)
 	"$top/test/vm.sh" --kernel-root "$root" --abi "$abi" --ko "$out/build/xps_steer.ko" \
-		--mem 2G --tcg-single --timeout 7200 --append "panic_on_warn=1" \
+		--mem 2G --timeout 7200 --append "panic_on_warn=1" \
 		--log "$out/$name.log" --script "$top/test/guest/kmemleak.sh" "$@" || rc=1
 	t1=$(date +%s)
 	echo "$name: vm.sh exit $rc in $((t1 - t0)) s" >>"$out/times"

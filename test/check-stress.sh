@@ -29,7 +29,7 @@ t0=$(date +%s)
 # live text patching (tracepoints toggled hundreds of times here) was once
 # seen half-done by another vCPU thread, a stall with asm_exc_int3 and no
 # xps_steer frame (see test/matrix.sh for the same on 7.2).
-"$top/test/vm.sh" --ko "$out/build/xps_steer.ko" --smp 4 --maxcpus 8 --mem 2G --tcg-single \
+"$top/test/vm.sh" --ko "$out/build/xps_steer.ko" --smp 4 --maxcpus 8 --mem 2G \
 	--timeout 5400 --log "$out/console.log" \
 	--script "$top/test/guest/stress.sh" -- "$@" || status=1
 t1=$(date +%s)

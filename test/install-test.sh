@@ -140,7 +140,7 @@ ip link set "$tap" up
 if [[ ${XPS_STEER_KVM:-0} == 1 ]]; then
 	accel=(-accel kvm -cpu host)
 else
-	accel=(-accel 'tcg,thread=multi')
+	accel=(-accel tcg,thread=single) # see test/vm.sh
 fi
 log=$out/console.log
 cmdline="root=/dev/vda rootfstype=ext4 rw init=/test/install.sh console=ttyS0 net.ifnames=0"

@@ -45,14 +45,10 @@ chroot_sh=$top/test/chroot.sh
 cache_root=${XPS_STEER_CACHE:-/var/cache/xps_steer}
 compat_md=${XPS_STEER_COMPAT_MD:-$top/docs/compat.md}
 boot_timeout=${XPS_STEER_MATRIX_TIMEOUT:-1500}
-# Boots use single-threaded TCG (vm.sh --tcg-single; XPS_STEER_MATRIX_TCG=
-# multi for QEMU's default): under multi-threaded TCG, Debian's 7.2 kernel
-# once oopsed with "Oops: int3" in ttwu_do_activate, a static-key site
-# being live-patched while the suite loaded modules (no xps_steer frame):
-# the int3-based text patching seen half-done by another vCPU thread.
-# Run in turn, vCPUs never see that, and on 2 host cores it costs little
-# (sid: 20 checks in about 175 s either way).
-matrix_tcg=${XPS_STEER_MATRIX_TCG:-single}
+# Boots use single-threaded TCG (test/vm.sh says why): under multi-threaded
+# TCG, Debian's 7.2 kernel once oopsed with "Oops: int3" in
+# ttwu_do_activate, a static-key site being live-patched while the suite
+# loaded modules (no xps_steer frame).
 # Shared by every QEMU user on this machine, whatever their cache dir.
 qemu_lock=${XPS_STEER_QEMU_LOCK:-/var/cache/xps_steer/qemu.lock}
 # What a package ships, if scripts/pkg.sh is not there to say it (build
@@ -246,7 +242,6 @@ run_suite() {
 		rc=0
 		"$top/test/vm.sh" --kernel-root "$d/root" --abi "$abi" --module xps_steer \
 			--script "$top/test/guest/matrix.sh" --smp 4 --timeout "$boot_timeout" \
-			$([[ $matrix_tcg == single ]] && echo --tcg-single) \
 			--log "$console" >/dev/null 2>"$d/vm.log" || rc=$?
 		tr -d '\r' <"$console" >"$d/suite.tap"
 		R_skip[$s]=$(grep -cE '^ok [0-9]+ .*# SKIP' "$d/suite.tap" || true)
