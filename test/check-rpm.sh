@@ -1,5 +1,5 @@
 #!/bin/bash
-# rpm-test.sh - `make check-rpm`: the RPM's scriptlets, with rpm itself, in a
+# check-rpm.sh - `make check-rpm`: the RPM's scriptlets, with rpm itself, in a
 # throw-away overlay of the bookworm chroot (Debian's rpm package; no RPM
 # distribution is reachable here):
 #
@@ -13,19 +13,13 @@
 #   3. `rpm -e` runs %preun: dkms forgets xps-steer, no xps_steer.ko is left
 #      in /lib/modules, /usr/src/xps-steer-<ver> is gone.
 #
-# Usage: test/rpm-test.sh. Exit status 0 only if every step passed.
+# Usage: test/check-rpm.sh. Exit status 0 only if every step passed.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(dirname "$here")
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # shellcheck source=overlay.sh
-. "$here/overlay.sh"
-
-me=rpm-test
-die() {
-	echo "$me: FAIL: $*" >&2
-	exit 1
-}
+. "$TOP/test/overlay.sh"
 [[ $(id -u) == 0 ]] || die "must run as root"
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/xps_steer-rpm.XXXXXX")
 cleanup() {
@@ -34,8 +28,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ver=$("$top/scripts/pkg.sh" version)
-rpmf=$("$top/scripts/pkg.sh" rpm "$work/out") || die "make rpm failed"
+ver=$("$TOP/scripts/pkg.sh" version)
+rpmf=$("$TOP/scripts/pkg.sh" rpm "$work/out") || die "make rpm failed"
 overlay_up bookworm "$work/ov" || die "cannot set up an overlay of the bookworm chroot"
 abi=$(sed -n 's/^ABI=//p' "$OV_LOWER/.xps_steer-info")
 if ! ov_run sh -c 'command -v rpm >/dev/null || { apt-get update -q && apt-get install -y -q rpm; }' \
@@ -73,4 +67,4 @@ left=$(find "$OV_ROOT/lib/modules" -name 'xps_steer.ko*' || true)
 [[ -z $left ]] || die "after rpm -e: $left"
 [[ ! -e $OV_ROOT/usr/src/xps-steer-$ver ]] || die "after rpm -e: /usr/src/xps-steer-$ver is left"
 ok "rpm -e: %preun removed it from dkms and /lib/modules, files gone"
-echo "$me: $npass passed, 0 failed"
+echo "$ME: $npass passed, 0 failed"

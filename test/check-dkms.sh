@@ -1,5 +1,5 @@
 #!/bin/bash
-# dkms-test.sh - `make check-dkms`: prove that dkms.conf works with each
+# check-dkms.sh - `make check-dkms`: prove that dkms.conf works with each
 # suite's own dkms (bullseye: 2.8, bookworm: 3.0, sid: 3.2+), as a user runs
 # it, in a throw-away overlay of that suite's cached chroot (test/chroot.sh):
 #
@@ -18,20 +18,20 @@
 #   6. `make dkms-install KVER=<abi>` and `make dkms-uninstall` from a copy
 #      of the source tree (no git there: the tarball case) do the same.
 #
-# Usage: test/dkms-test.sh [SUITE...]   (default: bullseye bookworm sid)
+# Usage: test/check-dkms.sh [SUITE...]   (default: bullseye bookworm sid)
 # Prints one "ok"/"not ok" line per step and suite; exits 1 if any failed.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(dirname "$here")
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # shellcheck source=overlay.sh
-. "$here/overlay.sh"
+. "$TOP/test/overlay.sh"
 
 suites=("$@")
 ((${#suites[@]})) || suites=(bullseye bookworm sid)
-[[ $(id -u) == 0 ]] || { echo "dkms-test.sh: FAIL: must run as root" >&2 && exit 1; }
+[[ $(id -u) == 0 ]] || die "must run as root"
 
-ver=$("$top/scripts/pkg.sh" version)
+ver=$("$TOP/scripts/pkg.sh" version)
 name=xps-steer
 work=$(mktemp -d "${TMPDIR:-/tmp}/xps_steer-dkms.XXXXXX")
 cleanup() {
@@ -80,7 +80,7 @@ for suite in "${suites[@]}"; do
 	abi=$(sed -n 's/^ABI=//p' "$OV_LOWER/.xps_steer-info")
 	dkmsv=$(sed -n 's/^DKMS=//p' "$OV_LOWER/.xps_steer-info")
 	echo "# $suite: kernel $abi, dkms $dkmsv"
-	"$top/scripts/pkg.sh" install-src "$OV_ROOT/usr/src/$name-$ver" 2>/dev/null
+	"$TOP/scripts/pkg.sh" install-src "$OV_ROOT/usr/src/$name-$ver" 2>/dev/null
 
 	if step "dkms add" dkms add -m "$name" -v "$ver" && clean_output "dkms add"; then
 		ok "dkms $dkmsv add accepts dkms.conf"
@@ -135,8 +135,8 @@ for suite in "${suites[@]}"; do
 	# make dkms-install / dkms-uninstall from an unpacked source tree, with
 	# a stray build product that must not reach /usr/src.
 	mkdir -p "$OV_ROOT/tmp/xps-src"
-	(cd "$top" && "$top/scripts/pkg.sh" files && find debian rpm scripts -type f) |
-		(cd "$top" && tar -cf - --no-recursion -T -) | tar -C "$OV_ROOT/tmp/xps-src" -xf -
+	(cd "$TOP" && "$TOP/scripts/pkg.sh" files && find debian rpm scripts -type f) |
+		(cd "$TOP" && tar -cf - --no-recursion -T -) | tar -C "$OV_ROOT/tmp/xps-src" -xf -
 	touch "$OV_ROOT/tmp/xps-src/src/stray.o"
 	if step "make dkms-install" make -C /tmp/xps-src dkms-install KVER="$abi"; then
 		ko=$(find "$OV_ROOT/lib/modules/$abi/updates/dkms" -name 'xps_steer.ko*' 2>/dev/null || true)
@@ -156,5 +156,5 @@ for suite in "${suites[@]}"; do
 	overlay_down
 	echo "# $suite: $((SECONDS - t0)) s"
 done
-echo "dkms-test: $npass passed, $nfail failed"
+echo "$ME: $npass passed, $nfail failed"
 ((nfail == 0))
