@@ -136,7 +136,7 @@ flood_rate() {
 	in_ns "$(netns_of "$1")" taskset 1 udpflood -d $DST -p 9000 -f $FLOWS -P 20000 \
 		-s 18 -t "$2" >"$out" 2>&1 || { cat "$out"; die "udpflood on dum$1 failed"; }
 	grep -q 'cpu 0->0, errors 0$' "$out" || { cat "$out"; die "udpflood on dum$1: not pinned to cpu 0 or send errors"; }
-	read -r PKTS SECS RATE < <(awk '/ packets in / { print $2, $5, $7 }' "$out")
+	read -r PKTS SECS RATE <<<"$(awk '/ packets in / { print $2, $5, $7 }' "$out")"
 }
 
 # per-packet check that the configuration does what its name says
@@ -293,7 +293,7 @@ mem_window() {
 	cat "$TR/trace" >"$W/mw.trace"
 	grep -q 'entries-in-buffer/entries-written: \([0-9]*\)/\1 ' "$W/mw.trace" ||
 		die "kmem trace overflowed: $(grep entries-in-buffer "$W/mw.trace")"
-	read -r MW_NET MW_MAX < <(awk '
+	read -r MW_NET MW_MAX <<<"$(awk '
 		/^#/ { next }
 		{
 			p = ""; b = 0
@@ -305,7 +305,7 @@ mem_window() {
 			if (b) { live[p] = b; mod[p] = (index($0, "[xps_steer]") > 0 || $0 ~ /call_site=_*(kvmalloc|kmalloc_large|kmalloc_order)/) }
 			else if (p in live) delete live[p]
 		}
-		END { for (p in live) { n += live[p]; if (mod[p] && live[p] > map) map = live[p] }; print n + 0, map + 0 }' "$W/mw.trace")
+		END { for (p in live) { n += live[p]; if (mod[p] && live[p] > map) map = live[p] }; print n + 0, map + 0 }' "$W/mw.trace")"
 }
 
 # ---------------------------------------------------------------- wall --

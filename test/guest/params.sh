@@ -87,7 +87,8 @@ t_params_dev_validation() {
 	# Not a pattern: "pat%d" never matches, the device gets pat<N>.
 	if xps_load_row P21 'dev=pat%d'; then
 		must ip link add 'pat%d' numtxqueues "$NQ" type dummy
-		mapfile -t pd < <(dir_names /sys/class/net pat)
+		# (no process substitution in the guest: it has no /dev/fd)
+		read -ra pd <<<"$(dir_names /sys/class/net pat | tr '\n' ' ')"
 		if [ "${#pd[@]}" = 0 ] || [ -n "$(dir_names "$XS" pat)" ]; then
 			fail "'ip link add pat%d' made '${pd[*]}'; $XS holds '$(dir_names "$XS" | tr '\n' ' ')', expected no pat* directory"
 		else

@@ -112,7 +112,7 @@ diff_config() {
 	trace_start dum0 dum1
 	s0='' s1=''
 	for c in "${CPUS[@]}"; do
-		allowed=$(echo "$qspec" | tr ' ' '\n' | awk -F: -v c="$c" '$name == c { print $2 }')
+		allowed=$(echo "$qspec" | tr ' ' '\n' | awk -F: -v c="$c" '$1 == c { print $2 }')
 		flood - "$c" "$DST0" "$FLOWS" "$PKTS" -P 20000 || break
 		s0="$s0 $c:$allowed:$SENT"
 		flood ref "$c" "$DST0" "$FLOWS" "$PKTS" -P 20000 || break
@@ -129,7 +129,7 @@ diff_config() {
 			fail "config $name cpu$c: xps_steer used queues {$u0}, kernel XPS {$u1}"
 			continue
 		fi
-		allowed=$(echo "$qspec" | tr ' ' '\n' | awk -F: -v c="$c" '$name == c { print $2 }')
+		allowed=$(echo "$qspec" | tr ' ' '\n' | awk -F: -v c="$c" '$1 == c { print $2 }')
 		if [ "$(trace_seq dum0 "$c")" = "$(trace_seq dum1 "$c")" ]; then
 			diag "config $name cpu$c: same queue set {$u0}; identical queue for every one of the packets"
 		elif [ "$allowed" = "*" ]; then
