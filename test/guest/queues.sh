@@ -85,11 +85,13 @@ KP_GROUP=xps_suite
 WIN_PIDS=()
 kprobes_del() {	# remove this test's kprobe events, if there are any
 	local k
-	echo 0 >"$TR/events/$KP_GROUP/enable" 2>/dev/null
+	[ ! -e "$TR/events/$KP_GROUP/enable" ] || echo 0 >"$TR/events/$KP_GROUP/enable"
 	for k in setq setq_ret change; do
-		echo "-:$KP_GROUP/$k" 2>/dev/null >>"$TR/kprobe_events"
+		grep -q "^[pr]:$KP_GROUP/$k " "$TR/kprobe_events" &&
+			echo "-:$KP_GROUP/$k" >>"$TR/kprobe_events"
 	done
 }
+
 t_queues_shrink_window() {
 	local c cycles wins p inwin
 	if [ ! -w "$TR/kprobe_events" ]; then
