@@ -48,7 +48,7 @@ t8_launch() {
 		T8_CP+=($!)
 		T8_PIDS+=($!)
 	done
-	ports=
+	ports=()
 	for c in "${CPUS[@]}"; do ports+=($((5301 + c))); done
 	# wait_until watches the clock (one poll of /proc/net/tcp in the netns
 	# can take seconds on the debug kernel); t8_settled does too.
