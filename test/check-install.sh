@@ -54,12 +54,10 @@ fi
 
 tap=''
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/xps_steer-install.XXXXXX")
-cleanup() {
-	overlay_down
-	[[ -n $tap ]] && ip link del "$tap" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
+del_tap() { [[ -z $tap ]] || ip link del "$tap" 2>/dev/null; }
+on_exit overlay_down
+on_exit del_tap
+on_exit rm -rf "$work"
 trap 'exit 130' INT TERM
 
 # --- 1. the package --------------------------------------------------------

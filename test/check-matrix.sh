@@ -74,7 +74,7 @@ for arg in "$@"; do
 	*) suites+=("$arg") ;;
 	esac
 done
-names=$(select_tests "$top/test/guest/suite.sh" "$spec") || exit
+names=$(select_names "$top/test/guest/suite.sh" "$spec") || exit
 sel=$(paste -sd, <<<"$names")
 ((${#suites[@]})) || suites=("${all[@]}")
 for s in "${suites[@]}"; do
@@ -100,8 +100,8 @@ pkgname=$(sed -n 's/^PACKAGE_NAME="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$top/dkms.co
 
 # Overlays mounted by this run, unmounted whatever happens.
 mounts=()
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() {
+# shellcheck disable=SC2317 # run at exit (on_exit)
+umount_all() {
 	local m
 	for m in ${mounts[@]+"${mounts[@]}"}; do
 		mountpoint -q "$m" && { umount "$m" 2>/dev/null || umount -l "$m"; }
@@ -109,7 +109,7 @@ cleanup() {
 	done
 	return 0
 }
-trap cleanup EXIT
+on_exit umount_all
 trap 'exit 130' INT TERM
 
 # copy_src DEST: the files the packages ship, without build products:

@@ -22,7 +22,7 @@ for arg in "$@"; do
 	*) die_usage "unknown argument '$arg' (usage: test/check-stress.sh [T=name,...] [COUNT=N...])" ;;
 	esac
 done
-names=$(select_tests "$TOP/test/guest/stress.sh" "$spec") || exit
+names=$(select_names "$TOP/test/guest/stress.sh" "$spec") || exit
 sel=$(paste -sd, <<<"$names")
 
 out=${XPS_STEER_OUT:-$(mktemp -d /tmp/xps_steer-stress.XXXXXX)}

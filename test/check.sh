@@ -26,7 +26,7 @@ done
 lint=0 guest=()
 if [[ -z $spec || $spec == all ]]; then
 	lint=1
-	mapfile -t guest < <(select_tests "$TOP/test/guest/suite.sh" all)
+	mapfile -t guest < <(select_names "$TOP/test/guest/suite.sh" all)
 else
 	IFS=, read -ra names <<<"$spec"
 	rest=()
@@ -35,7 +35,7 @@ else
 	done
 	if ((${#rest[@]})); then
 		sel=$(IFS=,; echo "${rest[*]}")
-		guest_list=$(select_tests "$TOP/test/guest/suite.sh" "$sel") || exit
+		guest_list=$(select_names "$TOP/test/guest/suite.sh" "$sel") || exit
 		mapfile -t guest <<<"$guest_list"
 	fi
 fi

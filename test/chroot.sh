@@ -168,7 +168,7 @@ sources() {	# SUITE MIRROR: the chroot's sources.list
 	return 0
 }
 
-build() {	# SUITE: debootstrap + packages into chroot-SUITE.tmp, then rename
+build_chroot() {	# SUITE: debootstrap + packages into chroot-SUITE.tmp, then rename
 	local suite=$1 tmp=$cache_root/chroot-$1.tmp m t dist key
 	local logf=$cache_root/chroot-$1.log
 	m=$(mirror)
@@ -260,7 +260,7 @@ ensure() {
 	done
 	if [[ -z $dir ]]; then
 		t=$(now_us)
-		dir=$(build "$suite")
+		dir=$(build_chroot "$suite")
 		say "$suite: built $dir in $(secs_dec "$t") s"
 	elif [[ ${XPS_STEER_CHROOT_REFRESH:-1} != 0 ]]; then
 		t=$(now_us)
@@ -294,7 +294,7 @@ ensure() {
 			if ! dir=$(upgrade "$suite" "$dir" "$cand"); then
 				say "$suite: upgrade failed, rebuilding from scratch"
 				rm -rf "$(current "$suite")" "$cache_root/chroot-$suite-"[0-9]*
-				dir=$(build "$suite")
+				dir=$(build_chroot "$suite")
 			fi
 			say "$suite: refreshed to $dir in $(secs_dec "$t") s"
 		fi

@@ -14,11 +14,16 @@
 #                         (the work tree's own build products stay
 #                         untouched); the log in DIR/build.log
 #   test_names SCRIPT     the names of a guest suite's tests, in order
-#   select_tests SCRIPT SPEC
+#   select_names SCRIPT SPEC
 #                         SPEC (T=: "name,name...", or empty/"all") checked
 #                         against SCRIPT's names before anything boots;
 #                         prints the names, one a line; an unknown name is
 #                         refused (die_usage)
+#   pass MSG / notok MSG [OUT]
+#                         a KTAP-style "ok - MSG" / "not ok - MSG" line
+#                         (the last lines of OUT as diagnostics), counted
+#                         in NPASS / NFAIL
+#   on_exit CMD...        run CMD at exit (after those registered before)
 #   console_verdict ...   the splat scan of a guest's console (below)
 #   tap_summary TAP...    "P passed, F failed, S skipped" (below)
 
@@ -51,11 +56,32 @@ build_copy() {	# DIR KDIR
 		{ cat "$1/build.log" >&2; die "module build against $2 failed"; }
 }
 
+NPASS=0 NFAIL=0
+pass() {
+	echo "ok - $*"
+	NPASS=$((NPASS + 1))
+}
+notok() {
+	echo "not ok - $1"
+	NFAIL=$((NFAIL + 1))
+	[[ -z ${2:-} || ! -s $2 ]] || tail -n 25 "$2" | sed 's/^/#   /'
+}
+
+EXIT_CMDS=()
+on_exit() {
+	EXIT_CMDS+=("$(printf '%q ' "$@")")
+	trap run_exit_cmds EXIT
+}
+run_exit_cmds() {
+	local c
+	for c in "${EXIT_CMDS[@]}"; do eval "$c" || true; done
+}
+
 test_names() {	# SCRIPT
 	bash "$1" --list
 }
 
-select_tests() {	# SCRIPT SPEC
+select_names() {	# SCRIPT SPEC
 	local script=$1 spec=$2 name
 	local -a known want
 	mapfile -t known < <(test_names "$script")
