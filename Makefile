@@ -11,16 +11,21 @@
 # Try and test, as root on Debian 12 (each installs what it needs with apt):
 #   make demo            boot a QEMU guest and show CPU -> queue per packet
 #   make check           lint, build, the functional suite in a QEMU guest and
-#                        the bad-input catalogue check
+#                        the bad-input catalogue check; T=name[,name...] runs
+#                        just those tests (`lint` names the static checks;
+#                        names: test/guest/suite.sh --list)
 #   make check-matrix    build, DKMS-install and boot the suite on Debian's 5.10,
 #                        6.1, 6.12 and 7.x kernels; writes docs/compat.md
+#                        (T=name,... boots just those tests)
 #   make check-install   apt install the .deb in a Debian 12 chroot, boot it with
 #                        a 4-queue virtio-net NIC, steer per packet
 #   make check-packages  build the .deb and .rpm, compare their contents
 #   make check-dkms      dkms 2.8/3.x add/build/install/remove in chroots
 #   make check-rpm       the .rpm's %post/%preun with rpm in a Debian 12 chroot
 #   make check-version   VERSION = dkms.conf = debian/changelog = rpm spec
-#   make check-stress    the stress suite on the stock guest kernel
+#   make check-stress    the stress suite on the stock guest kernel (T=name,...
+#                        as for check, names: test/guest/stress.sh --list;
+#                        COUNTS="CYCLES=20 ..." for a quick round)
 #   make check-debug     functional + stress suite on a KASAN/lockdep/kmemleak
 #                        debug kernel (built once from linux-source-6.1)
 #   make fuzz            fuzz the map builder for FUZZ_SECONDS (default 300);
@@ -55,32 +60,38 @@ deb:
 rpm:
 	scripts/pkg.sh rpm
 
+# T=name[,name...]: the tests to run, by name (make check, check-stress,
+# check-matrix); an unknown name is refused before anything boots.
+T ?=
+COUNTS ?=
+t_arg = $(if $(T),"T=$(T)")
+
 demo:
 	test/demo.sh
 
 check:
-	test/check.sh
+	test/check.sh $(t_arg)
 
 check-matrix:
-	test/matrix.sh
+	test/check-matrix.sh $(t_arg)
 
 check-install:
-	test/install-test.sh
+	test/check-install.sh
 
 check-packages:
 	scripts/pkg.sh compare "$$(scripts/pkg.sh deb)" "$$(scripts/pkg.sh rpm)"
 
 check-dkms:
-	test/dkms-test.sh
+	test/check-dkms.sh
 
 check-rpm:
-	test/rpm-test.sh
+	test/check-rpm.sh
 
 check-version:
 	scripts/pkg.sh check-version
 
 check-stress:
-	test/check-stress.sh
+	test/check-stress.sh $(t_arg) $(COUNTS)
 
 check-debug:
 	test/check-debug.sh

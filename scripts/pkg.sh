@@ -217,7 +217,7 @@ compare() {
 	local debf=$1 rpmf=$2 v w bad=0
 	v=$(version)
 	w=$(mktemp -d "${TMPDIR:-/tmp}/xps_steer-pkgcmp.XXXXXX")
-	# shellcheck disable=SC2064
+	# shellcheck disable=SC2064 # expand now: the trap removes this very directory
 	trap "rm -rf '$w'" EXIT
 	mkdir -p "$w/deb" "$w/rpm"
 	dpkg-deb -x "$debf" "$w/deb"

@@ -26,16 +26,18 @@
 #   XPS_BENCH_DOCS             where perf.md/perf.png go [docs/ of the tree]
 set -euo pipefail
 
-top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+top=$TOP
 report_only=0
 if [[ ${1:-} == --report ]]; then
 	report_only=1
 	out=${2:?usage: bench.sh [--report DIR]}
-	[[ -f $out/params ]] || { echo "bench.sh: FAIL: $out holds no bench run (no params file)" >&2 && exit 2; }
+	[[ -f $out/params ]] || die_usage "FAIL: $out holds no bench run (no params file)"
 	# shellcheck source=/dev/null
 	. "$out/params"
 else
-	(($# == 0)) || { echo "usage: bench.sh [--report DIR]" >&2 && exit 2; }
+	(($# == 0)) || die_usage "usage: bench.sh [--report DIR]"
 	out=${XPS_STEER_OUT:-$(mktemp -d /tmp/xps_steer-bench.XXXXXX)}
 fi
 docs=${XPS_BENCH_DOCS:-$top/docs}
@@ -45,10 +47,8 @@ if ((!report_only)); then
 	wr=${XPS_BENCH_WALL_ROUNDS:-5} ws=${XPS_BENCH_WALL_SECS:-4}
 fi
 for v in "$cr" "$cs" "$wr" "$ws"; do
-	[[ $v =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: FAIL: rounds/seconds must be positive integers" >&2 && exit 2; }
+	[[ $v =~ ^[1-9][0-9]*$ ]] || die_usage "FAIL: rounds/seconds must be positive integers"
 done
-
-say() { echo "bench.sh: $*" >&2; }
 
 run_all() {
 	t_start=$SECONDS

@@ -12,45 +12,41 @@
 # with 2 or more cores two run side by side: lane 1 the stress suite's
 # attach/detach cycles (its longest test on this kernel), mask writes,
 # queue-count changes and AF_PACKET cycles; lane 2 the functional suite and
-# then device churn and CPU hotplug (stress.sh ONLY=..., split by measured
+# then device churn and CPU hotplug (stress.sh T=..., split by measured
 # time).
 # Every test runs once, at full counts. XPS_STEER_DEBUG_LANES=1 runs it all
 # in one lane.
 #
-# Arguments (NAME=COUNT) go to stress.sh, for quick manual rounds only.
+# Arguments (COUNT=N) go to stress.sh, for quick manual rounds only.
 # XPS_STEER_DEBUG_ONLY=suite|stress runs just one of the two.
 set -euo pipefail
 
-top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# shellcheck source=verdict.sh
-. "$top/test/verdict.sh"
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 out=${XPS_STEER_OUT:-$(mktemp -d /tmp/xps_steer-debug.XXXXXX)}
 only=${XPS_STEER_DEBUG_ONLY:-}
 case $only in
 '' | suite | stress) ;;
-*) echo "check-debug.sh: XPS_STEER_DEBUG_ONLY=$only: expected suite or stress" >&2 && exit 2 ;;
+*) die_usage "XPS_STEER_DEBUG_ONLY=$only: expected suite or stress" ;;
 esac
 mkdir -p "$out"
 
-"$top/test/deps.sh"
-cache=$("$top/test/debug-kernel.sh" build)
+"$TOP/test/deps.sh"
+cache=$("$TOP/test/debug-kernel.sh" build)
 root=$cache/root
 abi=$(cat "$cache/abi")
 kdir=$cache/src
 echo "check-debug.sh: debug kernel $abi (build took $(cat "$cache/build-seconds") s; cache $cache)"
 
-mkdir -p "$out/build"
-tar -C "$top" --exclude=.git --exclude='*.o' --exclude='*.ko' -cf - . | tar -C "$out/build" -xf -
-make -s -C "$out/build" KDIR="$kdir" >"$out/build.log" 2>&1 ||
-	{ cat "$out/build.log" >&2 && echo "check-debug.sh: FAIL: module build against $kdir failed" >&2 && exit 1; }
+build_copy "$out" "$kdir"
 
 vm() {	# NAME VM.SH-ARGS... -- GUEST-ARGS...
 	local name=$1 t0 t1 rc=0
 	shift
 	t0=$(date +%s)
-	"$top/test/vm.sh" --kernel-root "$root" --abi "$abi" --ko "$out/build/xps_steer.ko" \
+	"$TOP/test/vm.sh" --kernel-root "$root" --abi "$abi" --ko "$out/build/xps_steer.ko" \
 		--mem 2G --timeout 7200 --append "panic_on_warn=1" \
-		--log "$out/$name.log" --script "$top/test/guest/kmemleak.sh" "$@" || rc=1
+		--log "$out/$name.log" --script "$TOP/test/guest/kmemleak.sh" "$@" || rc=1
 	t1=$(date +%s)
 	echo "$name: vm.sh exit $rc in $((t1 - t0)) s" >>"$out/times"
 	return "$rc"
@@ -64,16 +60,16 @@ stress() {	# NAME STRESS.SH-ARGS...
 suite() { vm suite --smp 4 -- /test/suite.sh; }
 
 lanes=${XPS_STEER_DEBUG_LANES:-$(($(nproc) >= 2 ? 2 : 1))}
-lane1=cycles,writes,resize,bypass
-lane2=churn,hotplug
+lane1=stress_attach_cycles,stress_mask_writes,stress_queue_resize,stress_packet_bypass,stress_final
+lane2=stress_device_churn,stress_cpu_hotplug,stress_final
 want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 status=0
 pid1=
 rest=(stress)
 if want stress && [ "$lanes" -ge 2 ]; then
-	stress stress-1 "ONLY=$lane1" "$@" &
+	stress stress-1 "T=$lane1" "$@" &
 	pid1=$!
-	rest=(stress-2 "ONLY=$lane2")
+	rest=(stress-2 "T=$lane2")
 fi
 if want suite; then suite || status=1; fi
 if want stress; then stress "${rest[@]}" "$@" || status=1; fi

@@ -1,5 +1,4 @@
 #!/bin/bash
-# shellcheck disable=SC2016,SC2094 # dpkg-query formats; logs are only appended to
 # chroot.sh - cached Debian chroots (debootstrap --variant=minbase), each with
 # one suite's own compiler, kernel image + headers and dkms: for building,
 # DKMS-installing and booting (test/vm.sh --kernel-root) xps_steer against
@@ -40,6 +39,8 @@
 # refreshes, shared while `run` works in the chroot; hold a shared flock on it
 # yourself while you use the path in other ways (e.g. as an overlay lower dir).
 set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # One block, parsed before it runs: editing this file while a command runs
 # (matrix runs are long) cannot change the running one.
 {
@@ -51,17 +52,8 @@ suites=(bullseye bookworm bookworm-backports sid)
 pkgs=(gcc make libc6-dev dkms kmod xz-utils openssl linux-image-amd64 linux-headers-amd64
 	iproute2 ethtool procps)
 
-die() {
-	echo "chroot.sh: FAIL: $*" >&2
-	exit 1
-}
-usage() {
-	sed -n '2,/^set -euo/{/^set -euo/d;/^# shellcheck/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}" >&2
-	exit 2
-}
-now() { echo "${EPOCHREALTIME/./}"; }
-secs() { printf '%d.%d' $(((${EPOCHREALTIME/./} - $1) / 1000000)) $(((${EPOCHREALTIME/./} - $1) / 100000 % 10)); }
-log() { echo "chroot.sh: $*" >&2; }
+# secs_dec T: seconds since T (now_us), one decimal.
+secs_dec() { printf '%d.%d' $((($(now_us) - $1) / 1000000)) $((($(now_us) - $1) / 100000 % 10)); }
 
 check_suite() {
 	local s
@@ -96,6 +88,7 @@ current() {
 in_root() {
 	local dir=$1
 	shift
+	# shellcheck disable=SC2016 # expanded by the inner bash
 	unshare --mount --propagation private -- /bin/bash -c '
 		set -e
 		d=$1
@@ -117,9 +110,11 @@ kernel_candidate() {
 }
 kernel_installed() {
 	local pkg
+	# shellcheck disable=SC2016 # a dpkg-query format, not shell
 	pkg=$(in_root "$1" dpkg-query -W -f='${Depends}' linux-image-amd64 |
 		grep -o 'linux-image-[^ ,]*' | head -n1)
 	[[ -n $pkg ]] || return 1
+	# shellcheck disable=SC2016 # a dpkg-query format, not shell
 	echo "$pkg $(in_root "$1" dpkg-query -W -f='${Version}' "$pkg")"
 }
 
@@ -135,6 +130,7 @@ write_info() {
 	[[ -f $dir/usr/src/linux-headers-$abi/Makefile ]] || die "$suite: no headers for $abi"
 	read -r pkg ver < <(kernel_installed "$dir") || die "$suite: linux-image-amd64 not installed"
 	gccv=$(in_root "$dir" gcc -dumpfullversion)
+	# shellcheck disable=SC2016 # a dpkg-query format, not shell
 	dkmsv=$(in_root "$dir" dpkg-query -W -f='${Version}' dkms)
 	printf 'SUITE=%s\nABI=%s\nKERNEL_PKG=%s\nKERNEL_VERSION=%s\nGCC=%s\nDKMS=%s\n' \
 		"$suite" "$abi" "$pkg" "$ver" "$gccv" "$dkmsv" >"$dir/.xps_steer-info"
@@ -151,7 +147,7 @@ apt_update() {	# DIR LOGF SUITE
 	fi
 	echo "$out" >>"$2"
 	grep -q 'is expired' <<<"$out" || return 1
-	log "$3: the mirror's Release file has expired (a frozen mirror?): Acquire::Check-Valid-Until off in this chroot"
+	say "$3: the mirror's Release file has expired (a frozen mirror?): Acquire::Check-Valid-Until off in this chroot"
 	echo 'Acquire::Check-Valid-Until "false";' >"$1/etc/apt/apt.conf.d/91xps-steer-valid-until"
 	in_root "$1" apt-get update -q >>"$2" 2>&1
 }
@@ -172,22 +168,22 @@ sources() {	# SUITE MIRROR: the chroot's sources.list
 	return 0
 }
 
-build() {	# SUITE: debootstrap + packages into chroot-SUITE.tmp, then rename
+build_chroot() {	# SUITE: debootstrap + packages into chroot-SUITE.tmp, then rename
 	local suite=$1 tmp=$cache_root/chroot-$1.tmp m t dist key
 	local logf=$cache_root/chroot-$1.log
 	m=$(mirror)
 	dist=${suite%-backports}
 	rm -rf "$tmp"
 	: >"$logf"
-	t=$(now)
-	log "$suite: debootstrap --variant=minbase $dist from $m (log $logf)"
+	t=$(now_us)
+	say "$suite: debootstrap --variant=minbase $dist from $m (log $logf)"
 	if ! debootstrap --variant=minbase "$dist" "$tmp" "$m" >>"$logf" 2>&1; then
 		tail -n 20 "$logf" >&2
 		die "$suite: debootstrap failed (log $logf)"
 	fi
-	log "$suite: debootstrap done in $(secs "$t") s"
+	say "$suite: debootstrap done in $(secs_dec "$t") s"
 
-	t=$(now)
+	t=$(now_us)
 	sources "$suite" "$m" >"$tmp/etc/apt/sources.list"
 	if [[ $suite == *-backports ]]; then
 		# The kernel (and its kbuild/headers) from backports, all else stable.
@@ -203,13 +199,14 @@ build() {	# SUITE: debootstrap + packages into chroot-SUITE.tmp, then rename
 	printf '#!/bin/sh\nexit 101\n' >"$tmp/usr/sbin/policy-rc.d"
 	chmod +x "$tmp/usr/sbin/policy-rc.d"
 	cp /etc/resolv.conf "$tmp/etc/resolv.conf" 2>/dev/null || true
+	# shellcheck disable=SC2094 # the log is only appended to
 	if ! { apt_update "$tmp" "$logf" "$suite" &&
 		in_root "$tmp" apt-get install -y -q "${pkgs[@]}" &&
 		in_root "$tmp" apt-get clean; } >>"$logf" 2>&1; then
 		tail -n 30 "$logf" >&2
 		die "$suite: installing ${pkgs[*]} failed (log $logf)"
 	fi
-	log "$suite: packages installed in $(secs "$t") s"
+	say "$suite: packages installed in $(secs_dec "$t") s"
 	write_info "$tmp" "$suite"
 	key=$(sed -n 's/^KERNEL_VERSION=//p' "$tmp/.xps_steer-info")
 	rm -rf "$cache_root/chroot-$suite-$key"
@@ -250,7 +247,7 @@ ensure() {
 	dir=$(current "$suite")
 	if [[ -n $dir && -f $dir/.xps_steer-checked ]] &&
 		(($(date +%s) - $(stat -c %Y "$dir/.xps_steer-checked") < ${XPS_STEER_CHROOT_TTL:-3600})); then
-		log "$suite: checked less than ${XPS_STEER_CHROOT_TTL:-3600} s ago: $dir"
+		say "$suite: checked less than ${XPS_STEER_CHROOT_TTL:-3600} s ago: $dir"
 		echo "$dir"
 		return 0
 	fi
@@ -259,26 +256,28 @@ ensure() {
 	dir=$(current "$suite")
 	# Leftovers of interrupted or superseded builds.
 	for d in "$cache_root/chroot-$suite.tmp" "$cache_root/chroot-$suite-"[0-9]*; do
-		[[ -e $d && $d != "$dir" ]] && log "$suite: removing stale $d" && rm -rf "$d"
+		[[ -e $d && $d != "$dir" ]] && say "$suite: removing stale $d" && rm -rf "$d"
 	done
 	if [[ -z $dir ]]; then
-		t=$(now)
-		dir=$(build "$suite")
-		log "$suite: built $dir in $(secs "$t") s"
+		t=$(now_us)
+		dir=$(build_chroot "$suite")
+		say "$suite: built $dir in $(secs_dec "$t") s"
 	elif [[ ${XPS_STEER_CHROOT_REFRESH:-1} != 0 ]]; then
-		t=$(now)
+		t=$(now_us)
 		cp /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
 		apt_update "$dir" "$cache_root/chroot-$suite.log" "$suite" ||
 			die "$suite: apt-get update failed in $dir (log $cache_root/chroot-$suite.log)"
 		# Packages added to the list since the chroot was built.
+		# shellcheck disable=SC2016 # a dpkg-query format, not shell
 		mapfile -t missing < <(in_root "$dir" dpkg-query -W -f='${Package} ${db:Status-Status}\n' \
 			"${pkgs[@]}" 2>/dev/null | awk '$2 != "installed" { print $1 }')
+		# shellcheck disable=SC2016 # a dpkg-query format, not shell
 		mapfile -t have < <(in_root "$dir" dpkg-query -W -f='${Package}\n' "${pkgs[@]}" 2>/dev/null)
 		for pkg in "${pkgs[@]}"; do
 			[[ " ${have[*]} " == *" $pkg "* ]] || missing+=("$pkg")
 		done
 		if ((${#missing[@]})); then
-			log "$suite: installing ${missing[*]}"
+			say "$suite: installing ${missing[*]}"
 			in_root "$dir" apt-get install -y -q "${missing[@]}" >>"$cache_root/chroot-$suite.log" 2>&1 ||
 				die "$suite: installing ${missing[*]} failed (log $cache_root/chroot-$suite.log)"
 			in_root "$dir" apt-get clean
@@ -289,15 +288,15 @@ ensure() {
 			die "$suite: no candidate for linux-image-amd64 in $dir (apt-cache policy above; log $cache_root/chroot-$suite.log)"
 		fi
 		if [[ $dir == "$cache_root/chroot-$suite-$cand" ]]; then
-			log "$suite: up to date ($pkg $cand; checked in $(secs "$t") s)"
+			say "$suite: up to date ($pkg $cand; checked in $(secs_dec "$t") s)"
 		else
-			log "$suite: kernel moved to $pkg $cand: upgrading $dir"
+			say "$suite: kernel moved to $pkg $cand: upgrading $dir"
 			if ! dir=$(upgrade "$suite" "$dir" "$cand"); then
-				log "$suite: upgrade failed, rebuilding from scratch"
+				say "$suite: upgrade failed, rebuilding from scratch"
 				rm -rf "$(current "$suite")" "$cache_root/chroot-$suite-"[0-9]*
-				dir=$(build "$suite")
+				dir=$(build_chroot "$suite")
 			fi
-			log "$suite: refreshed to $dir in $(secs "$t") s"
+			say "$suite: refreshed to $dir in $(secs_dec "$t") s"
 		fi
 	fi
 	[[ ${XPS_STEER_CHROOT_REFRESH:-1} == 0 ]] || touch "$dir/.xps_steer-checked"

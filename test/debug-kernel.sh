@@ -23,18 +23,15 @@
 set -euo pipefail
 
 export DEBIAN_FRONTEND=noninteractive
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+here=$TOP/test
 frag=$here/debug.config
 src_tar=/usr/src/linux-source-6.1.tar.xz
 srcpkg=linux-source-6.1
 # Bump when the build steps below change in a way that changes the result.
 recipe=1
 
-say() { echo "debug-kernel.sh: $*" >&2; }
-fail() {
-	echo "debug-kernel.sh: FAIL: $*" >&2
-	exit 1
-}
 
 deps() {
 	local p missing=()
@@ -50,7 +47,7 @@ deps() {
 
 key() {
 	local ver
-	ver=$(dpkg-query -W -f='${Version}' $srcpkg 2>/dev/null) || fail "$srcpkg is not installed"
+	ver=$(dpkg-query -W -f='${Version}' $srcpkg 2>/dev/null) || die "$srcpkg is not installed"
 	echo "$ver-$({ cat "$frag" && echo "recipe=$recipe"; } | sha256sum | cut -c1-12)"
 }
 
@@ -77,7 +74,7 @@ verify() {
 			;;
 		esac
 	done <"$frag"
-	((!miss)) || fail "debug.config not satisfied by olddefconfig (see above)"
+	((!miss)) || die "debug.config not satisfied by olddefconfig (see above)"
 }
 
 build() {
@@ -110,13 +107,13 @@ build() {
 		cp "$frag" "$cache/debug.config"
 		nice make -s -C "$src" x86_64_defconfig >&2
 		(cd "$src" && nice scripts/kconfig/merge_config.sh -m .config "$cache/debug.config" >/dev/null) ||
-			fail "merge_config.sh failed"
+			die "merge_config.sh failed"
 		nice make -s -C "$src" olddefconfig >&2
 		verify "$src"
 		touch "$cache/.configured"
 		resumed=0
 	fi
-	nice make -s -C "$src" -j"$jobs" bzImage modules >&2 || fail "kernel build failed"
+	nice make -s -C "$src" -j"$jobs" bzImage modules >&2 || die "kernel build failed"
 	abi=$(make -s -C "$src" kernelrelease)
 	mkdir -p "$root/boot"
 	cp "$src/arch/x86/boot/bzImage" "$root/boot/vmlinuz-$abi"
@@ -124,7 +121,7 @@ build() {
 	cp "$src/System.map" "$root/boot/System.map-$abi"
 	nice make -s -C "$src" modules_install INSTALL_MOD_PATH="$root" INSTALL_MOD_STRIP=1 >&2
 	depmod -b "$root" "$abi"
-	[[ -f $root/lib/modules/$abi/modules.dep ]] || fail "no modules.dep in $root/lib/modules/$abi"
+	[[ -f $root/lib/modules/$abi/modules.dep ]] || die "no modules.dep in $root/lib/modules/$abi"
 	t1=$(date +%s)
 	if ((resumed)); then
 		echo "$((t1 - t0)) (resumed build: this part only)" >"$cache/build-seconds"
@@ -140,7 +137,7 @@ build() {
 built() {
 	local cache
 	cache=$(cache_dir)
-	[[ -f $cache/.stamp ]] || fail "debug kernel not built (run test/debug-kernel.sh build)"
+	[[ -f $cache/.stamp ]] || die "debug kernel not built (run test/debug-kernel.sh build)"
 	echo "$cache"
 }
 

@@ -5,11 +5,12 @@
 # CPU n to queue n. Run as root on Debian 12; installs what it needs.
 set -euo pipefail
 
-top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-"$top/test/deps.sh"
-"$top/test/guest-kernel.sh" fetch >/dev/null
-kdir=$("$top/test/guest-kernel.sh" kdir)
-make -s -C "$top" KDIR="$kdir" >/dev/null
-exec "$top/test/vm.sh" --ko "$top/xps_steer.ko" \
-	--script "$top/test/guest/demo.sh" --smp 4
+"$TOP/test/deps.sh"
+"$TOP/test/guest-kernel.sh" fetch >/dev/null
+kdir=$("$TOP/test/guest-kernel.sh" kdir)
+make -s -C "$TOP" KDIR="$kdir" >/dev/null
+exec "$TOP/test/vm.sh" --ko "$TOP/xps_steer.ko" \
+	--script "$TOP/test/guest/demo.sh" --smp 4

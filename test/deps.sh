@@ -7,7 +7,8 @@
 set -euo pipefail
 
 export DEBIAN_FRONTEND=noninteractive
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 pkgs=(
 	build-essential # gcc, make, libc6-dev (static libc for test/tools)
@@ -16,6 +17,7 @@ pkgs=(
 	iperf3 iproute2 ethtool util-linux kmod # copied into the guest
 	cpio xz-utils   # initramfs / kernel packaging
 	sparse          # make C=1 static checks
+	shellcheck      # test/lint.sh: every shell script
 	linux-source-6.1
 )
 
@@ -34,9 +36,9 @@ is_installed() {
 # The headers must match the guest kernel, whose ABI comes from apt's lists.
 find_missing() {
 	local abi p
-	if ! abi=$("$here/guest-kernel.sh" abi 2>/dev/null); then
+	if ! abi=$("$TOP/test/guest-kernel.sh" abi 2>/dev/null); then
 		apt_update_once
-		abi=$("$here/guest-kernel.sh" abi)
+		abi=$("$TOP/test/guest-kernel.sh" abi)
 	fi
 	missing=()
 	for p in "${pkgs[@]}" "linux-headers-$abi"; do

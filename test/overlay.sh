@@ -10,12 +10,12 @@
 #   overlay_down           unmount it (idempotent; call from an EXIT trap)
 #   ov_run CMD...          run CMD inside OV_ROOT (chroot.sh run)
 
-ov_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# Needs test/lib.sh sourced first (TOP).
 OV_ROOT='' OV_LOWER=''
 
 overlay_up() {
 	local suite=$1 dir=$2 cache=${XPS_STEER_CACHE:-/var/cache/xps_steer}
-	OV_LOWER=$("$ov_here/chroot.sh" ensure "$suite") || return 1
+	OV_LOWER=$("$TOP/test/chroot.sh" ensure "$suite") || return 1
 	# chroot.sh takes this lock exclusively only while building/refreshing.
 	exec {OV_LOCK}>"$cache/chroot-$suite.lock"
 	flock -s "$OV_LOCK"
@@ -37,5 +37,5 @@ overlay_down() {
 }
 
 ov_run() {
-	"$ov_here/chroot.sh" run "$OV_ROOT" "$@"
+	"$TOP/test/chroot.sh" run "$OV_ROOT" "$@"
 }

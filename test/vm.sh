@@ -5,8 +5,8 @@
 # Usage:
 #   test/vm.sh [options] --script FILE [-- ARGS...]
 #
-#   --script FILE   guest script, run as `/bin/sh FILE ARGS...` (bash in the
-#                   guest, see below); ARGS after `--` are passed to it. test/guest/ is copied to /test/ in the
+#   --script FILE   guest script, run as `bash FILE ARGS...`; ARGS after `--`
+#                   are passed to it. test/guest/ is copied to /test/ in the
 #                   guest; a script inside it runs as /test/<relative path>,
 #                   any other script is copied to /test/<basename>.
 #   --ko FILE       module to install as /lib/modules/<abi>/extra/<name>.ko
@@ -47,7 +47,7 @@
 # ionice, static builds of test/tools/*.c in /usr/local/bin, and
 # the guest kernel's dummy/veth/bonding/tun/team/virtio_net/net/sched modules.
 # /init mounts proc, sys, devtmpfs, tracefs, debugfs, tmpfs; brings up lo;
-# runs the script with /bin/sh (stdin /dev/null, cwd /test) and prints
+# runs the script with bash (stdin /dev/null, cwd /test) and prints
 # XPS_STEER_GUEST_EXIT=<rc>, then powers off.
 #
 # Exit status: 0 only if the guest printed XPS_STEER_GUEST_EXIT=0 and the
@@ -56,16 +56,9 @@
 # `vm.sh: FAIL:` line); 2 on usage errors.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-
-die() {
-	echo "vm.sh: $*" >&2
-	exit 2
-}
-usage() {
-	sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}" >&2
-	exit 2
-}
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+here=$TOP/test
 
 kos=() mods=() args=() qemu_extra=()
 script='' smp=4 maxcpus='' mem=1G tmo=900 log='' append='' nic=0
@@ -87,21 +80,21 @@ while (($#)); do
 	--qemu) qemu_extra+=("${2:?}") && shift ;;
 	--) shift && args=("$@") && break ;;
 	-h | --help) usage ;;
-	*) die "unknown option '$1' (see --help)" ;;
+	*) die_usage "unknown option '$1' (see --help)" ;;
 	esac
 	shift
 done
 [[ -n $script ]] || usage
-[[ -f $script ]] || die "no such script: $script"
-[[ $smp =~ ^[0-9]+$ && $tmo =~ ^[0-9]+$ ]] || die "--smp/--timeout need numbers"
-[[ -z $maxcpus || $maxcpus =~ ^[0-9]+$ ]] || die "--maxcpus needs a number"
+[[ -f $script ]] || die_usage "no such script: $script"
+[[ $smp =~ ^[0-9]+$ && $tmo =~ ^[0-9]+$ ]] || die_usage "--smp/--timeout need numbers"
+[[ -z $maxcpus || $maxcpus =~ ^[0-9]+$ ]] || die_usage "--maxcpus needs a number"
 
 if [[ -n $kernel_root ]]; then
-	kroot=$(realpath "$kernel_root") || die "no such kernel root: $kernel_root"
+	kroot=$(realpath "$kernel_root") || die_usage "no such kernel root: $kernel_root"
 	if [[ -z $abi ]]; then
 		abis=("$kroot"/lib/modules/*/modules.dep)
-		((${#abis[@]} == 1)) && [[ -f ${abis[0]} ]] ||
-			die "$kroot: need exactly one lib/modules/<abi>/modules.dep, or --abi"
+		{ ((${#abis[@]} == 1)) && [[ -f ${abis[0]} ]]; } ||
+			die_usage "$kroot: need exactly one lib/modules/<abi>/modules.dep, or --abi"
 		abi=$(basename "$(dirname "${abis[0]}")")
 	fi
 else
@@ -116,10 +109,10 @@ vmlinuz=$kroot/boot/vmlinuz-$abi
 # A module built against other headers would only fail inside the guest
 # with "Invalid module format"; catch that here with a clear message.
 for ko in ${kos[@]+"${kos[@]}"}; do
-	[[ -f $ko ]] || die "no such module: $ko"
-	vermagic=$(modinfo -F vermagic "$ko" 2>/dev/null) || die "not a kernel module: $ko"
+	[[ -f $ko ]] || die_usage "no such module: $ko"
+	vermagic=$(modinfo -F vermagic "$ko" 2>/dev/null) || die_usage "not a kernel module: $ko"
 	[[ ${vermagic%% *} == "$abi" ]] ||
-		die "$ko is built for '${vermagic%% *}', guest kernel is $abi (KDIR=$("$here/guest-kernel.sh" kdir))"
+		die_usage "$ko is built for '${vermagic%% *}', guest kernel is $abi (KDIR=$("$here/guest-kernel.sh" kdir))"
 done
 
 t0=${EPOCHREALTIME/./}
@@ -153,7 +146,7 @@ tools=(ip tc iperf3 ethtool setpriv kmod bash
 	env timeout nice nohup chroot xargs find taskset chrt setsid nsenter unshare flock ionice)
 bins=()
 for tool in "${tools[@]}"; do
-	bins+=("$(command -v "$tool")") || die "host tool '$tool' missing (run test/deps.sh)"
+	bins+=("$(command -v "$tool")") || die_usage "host tool '$tool' missing (run test/deps.sh)"
 	rm -f "$root/usr/bin/$tool" "$root/usr/sbin/$tool"
 done
 # Binaries plus every shared library ldd lists, loader included, at their
@@ -207,7 +200,7 @@ for f in "$kmods"/kernel/drivers/net/team/team_mode_*.ko* "$kmods"/kernel/net/sc
 done
 want+=(${mods[@]+"${mods[@]}"})
 deps=$(modprobe -d "$kroot" -S "$abi" --show-depends -a "${want[@]}") ||
-	die "cannot resolve guest modules: ${want[*]}"
+	die_usage "cannot resolve guest modules: ${want[*]}"
 files=()
 while read -r kind path _; do
 	[[ $kind == insmod ]] && files+=("${path#"$kmods"/}") # not "builtin <name>"
@@ -258,7 +251,7 @@ printf '127.0.0.1 localhost\n::1 localhost\n' >/etc/hosts
 
 . /etc/xps_steer_run
 cd /test
-/bin/sh "$script" "$@" </dev/null 2>&1
+/bin/bash "$script" "$@" </dev/null 2>&1
 rc=$?
 echo
 echo "XPS_STEER_GUEST_TAINT=$(cat /proc/sys/kernel/tainted)"
@@ -280,6 +273,7 @@ echo "vm.sh: initramfs $(du -h "$initrd" | cut -f1), $(find "$gmods" -name '*.ko
 if [[ ${XPS_STEER_KVM:-0} == 1 ]]; then
 	accel=(-accel kvm -cpu host)
 else
+	# shellcheck disable=SC2054 # one QEMU argument, commas included
 	accel=(-accel tcg,thread=single)
 fi
 netdev=()
@@ -293,7 +287,7 @@ cmdline="console=ttyS0 panic=-1 oops=panic loglevel=5 printk.time=1 $append"
 if [[ -z $log ]]; then
 	log=$(mktemp "${TMPDIR:-/tmp}/xps_steer-console.XXXXXX")
 fi
-: >"$log" || die "cannot write log file: $log"
+: >"$log" || die_usage "cannot write log file: $log"
 echo "vm.sh: console log: $log" >&2
 
 start=${EPOCHREALTIME/./}
@@ -312,8 +306,6 @@ set -e
 elapsed=$(((${EPOCHREALTIME/./} - start) / 1000000))
 
 # --- verdict --------------------------------------------------------------
-# shellcheck source=verdict.sh
-. "$here/verdict.sh"
 fail=0
 console_verdict vm.sh "$log" "${status[0]}" "$tmo" || fail=1
 if ((fail)); then

@@ -20,26 +20,27 @@
 # usage or build errors.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(cd "$here/../.." && pwd)
+# shellcheck source=../lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+here=$TOP/test/fuzz
+top=$TOP
 seconds=${FUZZ_SECONDS:-300}
 map=$top/src/map.c
 corpus=''
 seeds=$here/corpus
 
-die() { echo "fuzz: $*" >&2; exit 2; }
 while (($#)); do
 	case $1 in
 	--seconds) seconds=${2:?} && shift ;;
 	--map) map=${2:?} && shift ;;
 	--corpus) corpus=${2:?} && shift ;;
 	--seeds) seeds=${2:?} && shift ;;
-	*) die "unknown argument '$1' (see the header of $0)" ;;
+	*) die_usage "unknown argument '$1' (see the header of $0)" ;;
 	esac
 	shift
 done
-[[ $seconds =~ ^[1-9][0-9]*$ ]] || die "--seconds/FUZZ_SECONDS must be a positive integer, not '$seconds'"
-[ -r "$map" ] || die "no $map"
+[[ $seconds =~ ^[1-9][0-9]*$ ]] || die_usage "--seconds/FUZZ_SECONDS must be a positive integer, not '$seconds'"
+[ -r "$map" ] || die_usage "no $map"
 
 # Debian 12: clang 14 with its runtime libraries (libFuzzer, sanitizers).
 pkgs=(clang libclang-rt-14-dev)
@@ -67,7 +68,7 @@ clang -std=gnu11 -g -O1 -Wall -Wextra -Werror -fno-omit-frame-pointer \
 	-fsanitize=$san -fno-sanitize-recover=all \
 	-I"$here/include" -I"$top/src" \
 	-o "$bin" "$here/fuzz_map.c" "$map" ||
-	die "build failed"
+	die_usage "build failed"
 echo "fuzz: built $bin from $map"
 
 work=${corpus:-$out/corpus}

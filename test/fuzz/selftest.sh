@@ -9,8 +9,9 @@
 # it right), so the fuzzer has to find a failing input itself.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(cd "$here/../.." && pwd)
+# shellcheck source=../lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+here=$TOP/test/fuzz
 seconds=${FUZZ_SECONDS:-60}
 tmp=$(mktemp -d /tmp/xps_steer-fuzz-selftest.XXXXXX)
 mkdir "$tmp/trivial"
@@ -30,14 +31,14 @@ for m in "${mutants[@]}"; do
 	name=${m%%|*}
 	expr=${m#*|}
 	copy=$tmp/map-$i.c
-	sed "$expr" "$top/src/map.c" >"$copy"
-	if cmp -s "$copy" "$top/src/map.c"; then
+	sed "$expr" "$TOP/src/map.c" >"$copy"
+	if cmp -s "$copy" "$TOP/src/map.c"; then
 		echo "fuzz-selftest: FAIL: mutant $i ($name): the sed expression changed nothing"
 		failed=1
 		continue
 	fi
 	echo "fuzz-selftest: mutant $i: $name"
-	diff -u "$top/src/map.c" "$copy" | sed -n '/^[-+][^-+]/s/^/fuzz-selftest:   /p' || true
+	diff -u "$TOP/src/map.c" "$copy" | sed -n '/^[-+][^-+]/s/^/fuzz-selftest:   /p' || true
 	for from in seeds trivial; do
 		if [ $from = seeds ]; then s=$here/corpus; else s=$tmp/trivial; fi
 		t0=$(date +%s)

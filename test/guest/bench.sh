@@ -1,8 +1,5 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Word lists ($pids, $CFGS) are split on purpose; SEQ_<cfg> are set by eval.
-# shellcheck disable=SC2086,SC2034,SC2153,SC2046
-#
 # bench.sh - the in-guest half of `make bench` (host side: test/bench.sh).
 #
 #   bench.sh cost ROUNDS SECS   per-packet cost (boot with -smp 1 -icount)
@@ -40,11 +37,9 @@ DSTV=10.9.2.2
 MEMDEVS=3
 XNAMES=dumC,vC0,dq64$(for i in $(seq 0 $((MEMDEVS - 1))); do printf ',mem%d' "$i"; done)
 
-die() {
-	echo "bench: FAIL: $*"
-	exit 1
-}
-say() { echo "bench: $*"; }
+SAY_PREFIX='bench: '
+# lib.sh's helpers report through fail(); here that is the end.
+FAIL_IS_FATAL=1
 
 # run CMD...: run it; on failure show its output and die.
 run() {
@@ -55,21 +50,21 @@ run() {
 }
 
 waitall() {	# PID...: wait for these background jobs (their status is checked from their output)
-	for _p in "$@"; do
-		wait "$_p" || true
+	local p
+	for p in "$@"; do
+		wait "$p" || true
 	done
 }
 
-# lib.sh's helpers report through fail(); turn that into an exit here.
-fail() { die "$*"; }
 
 netns_of() {	# CFG -> netns argument for in_ns ("-" = initial)
 	case $1 in C) echo - ;; *) echo "n$1" ;; esac
 }
 ipn() {	# CFG ip-args...: ip in CFG's netns
-	_c=$1
+	local c
+	c=$1
 	shift
-	if [ "$_c" = C ]; then ip "$@"; else ip -n "n$_c" "$@"; fi
+	if [ "$c" = C ]; then ip "$@"; else ip -n "n$c" "$@"; fi
 }
 
 load_module() {
@@ -115,69 +110,78 @@ cost_topo() {
 }
 
 # masks for the paths, as hex per queue (4 possible CPUs: boot maxcpus=4)
-path_masks() {
+# rotate R ITEM...: ROTATED = the items, starting at item R (1-based,
+# cyclic): the order of the configurations changes round by round.
+rotate() {
+	local r=$1 i
+	shift
+	ROTATED=()
+	for ((i = 0; i < $#; i++)); do
+		ROTATED+=("${@:((i + r - 1) % $# + 1):1}")
+	done
+}
+
+path_masks() {	# PATH: MASKS=(the path's masks)
 	case $1 in
-	one) echo "1 2 4 8" ;;		# CPU n -> queue n: CPU 0 has one queue
-	hash) echo "f f f f" ;;	# every CPU on every queue: flow hash among 4
-	unmapped) echo "2 4 8 0" ;;	# CPU 0 in no mask: fallback to stock
+	one) MASKS=(1 2 4 8) ;;		# CPU n -> queue n: CPU 0 has one queue
+	hash) MASKS=(f f f f) ;;	# every CPU on every queue: flow hash among 4
+	unmapped) MASKS=(2 4 8 0) ;;	# CPU 0 in no mask: fallback to stock
 	esac
 }
 
 # one measured flood on CFG: sets RATE, PKTS
 flood_rate() {
-	_out=$W/flood.$1
+	local out
+	out=$W/flood.$1
 	in_ns "$(netns_of "$1")" taskset 1 udpflood -d $DST -p 9000 -f $FLOWS -P 20000 \
-		-s 18 -t "$2" >"$_out" 2>&1 || { cat "$_out"; die "udpflood on dum$1 failed"; }
-	grep -q 'cpu 0->0, errors 0$' "$_out" || { cat "$_out"; die "udpflood on dum$1: not pinned to cpu 0 or send errors"; }
-	# shellcheck disable=SC2046
-	set -- $(awk '/ packets in / { print $2, $5, $7 }' "$_out")
-	PKTS=$1 SECS=$2 RATE=$3
+		-s 18 -t "$2" >"$out" 2>&1 || { cat "$out"; die "udpflood on dum$1 failed"; }
+	grep -q 'cpu 0->0, errors 0$' "$out" || { cat "$out"; die "udpflood on dum$1: not pinned to cpu 0 or send errors"; }
+	read -r PKTS SECS RATE <<<"$(awk '/ packets in / { print $2, $5, $7 }' "$out")"
 }
 
 # per-packet check that the configuration does what its name says
 cost_verify() {	# PATH
 	trace_start dumA dumB dumC dumD
-	for c in $CFGS; do
+	for c in "${CFGS[@]}"; do
 		in_ns "$(netns_of "$c")" taskset 1 udpflood -d $DST -p 9000 -f $FLOWS -P 20000 \
 			-s 18 -n 256 >"$W/v.out" 2>&1 || die "udpflood (verify) on dum$c failed"
 	done
 	trace_stop
-	for c in $CFGS; do
+	for c in "${CFGS[@]}"; do
 		trace_table "dum$c" >"$W/v.$c"
 		echo "BENCH costq path=$1 cfg=$c queues=$(tbl_queues "$W/v.$c" 0) pkts=$(tbl_total "$W/v.$c")"
-		seq_c=$(trace_seq "dum$c" 0)
-		eval "SEQ_$c=\$seq_c"
+		SEQ[$c]=$(trace_seq "dum$c" 0)
 	done
 	[ "$(tbl_total "$W/v.C")" = 256 ] || die "$1: dumC sent $(tbl_total "$W/v.C") packets of 256 in the trace"
 	# C must pick exactly B's queue for every packet (same flows, same order).
-	[ "$SEQ_C" = "$SEQ_B" ] || die "$1: xps_steer's per-packet queues differ from the kernel XPS's (B: $(tbl_queues "$W/v.B" 0), C: $(tbl_queues "$W/v.C" 0))"
+	[ "${SEQ[C]}" = "${SEQ[B]}" ] || die "$1: xps_steer's per-packet queues differ from the kernel XPS's (B: $(tbl_queues "$W/v.B" 0), C: $(tbl_queues "$W/v.C" 0))"
 	case $1 in
 	one) [ "$(tbl_queues "$W/v.C" 0)" = 0 ] || die "one: CPU 0 used queues $(tbl_queues "$W/v.C" 0), expected 0" ;;
 	hash) [ "$(tbl_queues "$W/v.C" 0)" = 0,1,2,3 ] || die "hash: CPU 0 used queues $(tbl_queues "$W/v.C" 0), expected 0,1,2,3" ;;
-	unmapped) [ "$SEQ_C" = "$SEQ_A" ] || die "unmapped: xps_steer's fallback differs from stock selection" ;;
+	unmapped) [ "${SEQ[C]}" = "${SEQ[A]}" ] || die "unmapped: xps_steer's fallback differs from stock selection" ;;
 	esac
 	say "$1: per-packet queues of C identical to B's ($(tbl_queues "$W/v.C" 0))"
 }
 
+declare -A SEQ=()
 cost() {
-	rounds=$1 secs=$2
+	local rounds=$1 secs=$2 path r c
 	[ "$NCPU" = 1 ] || die "cost needs a 1-vCPU guest (-smp 1 -icount), this one has $NCPU"
 	trace_setup || die "no tracing"
 	load_module
 	cost_topo
-	CFGS="A B C"
-	[ "$D_OK" = 1 ] && CFGS="A B C D"
+	CFGS=(A B C)
+	[ "$D_OK" = 1 ] && CFGS=(A B C D)
 	for path in one hash unmapped; do
-		# shellcheck disable=SC2046
-		kset_masks nB dumB $(path_masks $path)
-		# shellcheck disable=SC2046
-		set_masks dumC $(path_masks $path)
-		say "path $path: masks $(path_masks $path) on dumB (kernel XPS) and dumC (xps_steer)"
+		path_masks "$path"
+		kset_masks nB dumB "${MASKS[@]}"
+		set_masks dumC "${MASKS[@]}"
+		say "path $path: masks ${MASKS[*]} on dumB (kernel XPS) and dumC (xps_steer)"
 		cost_verify $path
 		for r in $(seq 1 "$rounds"); do
 			# rotate the order round by round
-			order=$(echo $CFGS | awk -v r="$r" '{ n = NF; for (i = 0; i < n; i++) printf "%s ", $(((i + r - 1) % n) + 1) }')
-			for c in $order; do
+			rotate "$r" "${CFGS[@]}"
+			for c in "${ROTATED[@]}"; do
 				flood_rate "$c" "$secs"
 				echo "BENCH cost path=$path round=$r cfg=$c pkts=$PKTS secs=$SECS rate=$RATE"
 			done
@@ -201,15 +205,18 @@ settle() {	# let RCU-deferred frees run, then read memory
 
 # all-CPU mask for every queue in hex ("f" for 4 CPUs, "ffffffff,ffffffff" for 64)
 all_cpus_mask() {
-	_n=$NR_CPU_IDS _s=
-	while [ "$_n" -gt 32 ]; do
-		_s=",ffffffff$_s"
-		_n=$((_n - 32))
+	local n s
+	n=$NR_CPU_IDS s=
+	while [ "$n" -gt 32 ]; do
+		s=",ffffffff$s"
+		n=$((n - 32))
 	done
-	printf '%x%s\n' $(((1 << _n) - 1)) "$_s"
+	printf '%x%s\n' $(((1 << n) - 1)) "$s"
 }
 
 ctl() {
+	local allm q i base att t full
+	local -a vals fvals
 	xps_loaded || load_module
 	trace_setup || die "no tracing"
 	allm=$(all_cpus_mask)
@@ -233,7 +240,7 @@ ctl() {
 	# the same for a rename to a name it does not (natN). Pages taken
 	# directly from the page allocator (none here) would be missed.
 	for q in 4 16 64; do
-		vals='' fvals=''
+		vals=() fvals=()
 		for i in $(seq 0 $((MEMDEVS - 1))); do
 			run ip link add "tmp$i" numtxqueues $q numrxqueues 1 type dummy
 			mem_window ip link set dev "tmp$i" name "nat$i"
@@ -248,11 +255,11 @@ ctl() {
 			mem_window put "$XS/mem$i/tx-$((q - 1))/xps_cpus" "$allm"
 			[ "$MW_MAX" -gt 0 ] || die "no map allocation seen in a mask write on mem$i"
 			full=$((att + MW_MAX))
-			vals="$vals $att" fvals="$fvals $full"
+			vals+=("$att") fvals+=("$full")
 			run ip link del "mem$i"
 		done
 		echo "BENCH mem cpus=$NR_CPU_IDS queues=$q devs=$MEMDEVS full_map_b=$MW_MAX" \
-			"per_dev_b=$(median $vals) per_dev_full_b=$(median $fvals) samples=$(echo $vals | tr ' ' ,)"
+			"per_dev_b=$(median "${vals[@]}") per_dev_full_b=$(median "${fvals[@]}") samples=$(IFS=,; echo "${vals[*]}")"
 	done
 }
 
@@ -269,23 +276,24 @@ median() {
 # mask-write window that is the new map; the old one is freed after an RCU
 # grace period).
 mem_window() {
-	_evs=
-	for _e in kmalloc kmalloc_node kmem_cache_alloc kmem_cache_alloc_node kfree kmem_cache_free; do
-		[ -d "$TR/events/kmem/$_e" ] && _evs="$_evs $_e"
+	local evs e
+	evs=
+	for e in kmalloc kmalloc_node kmem_cache_alloc kmem_cache_alloc_node kfree kmem_cache_free; do
+		[ -d "$TR/events/kmem/$e" ] && evs="$evs $e"
 	done
 	echo 0 >"$TR/tracing_on"
 	# real addresses, so allocations and frees can be matched
 	[ ! -e "$TR/options/hash-ptr" ] || echo 0 >"$TR/options/hash-ptr"
 	: >"$TR/trace"
-	for _e in $_evs; do echo 1 >"$TR/events/kmem/$_e/enable"; done
+	for e in $evs; do echo 1 >"$TR/events/kmem/$e/enable"; done
 	echo 1 >"$TR/tracing_on"
 	"$@" >"$W/mw.out" 2>&1 </dev/null || { cat "$W/mw.out"; die "failed: $*"; }
 	echo 0 >"$TR/tracing_on"
-	for _e in $_evs; do echo 0 >"$TR/events/kmem/$_e/enable"; done
+	for e in $evs; do echo 0 >"$TR/events/kmem/$e/enable"; done
 	cat "$TR/trace" >"$W/mw.trace"
 	grep -q 'entries-in-buffer/entries-written: \([0-9]*\)/\1 ' "$W/mw.trace" ||
 		die "kmem trace overflowed: $(grep entries-in-buffer "$W/mw.trace")"
-	set -- $(awk '
+	read -r MW_NET MW_MAX <<<"$(awk '
 		/^#/ { next }
 		{
 			p = ""; b = 0
@@ -297,8 +305,7 @@ mem_window() {
 			if (b) { live[p] = b; mod[p] = (index($0, "[xps_steer]") > 0 || $0 ~ /call_site=_*(kvmalloc|kmalloc_large|kmalloc_order)/) }
 			else if (p in live) delete live[p]
 		}
-		END { for (p in live) { n += live[p]; if (mod[p] && live[p] > map) map = live[p] }; print n + 0, map + 0 }' "$W/mw.trace")
-	MW_NET=$1 MW_MAX=$2
+		END { for (p in live) { n += live[p]; if (mod[p] && live[p] > map) map = live[p] }; print n + 0, map + 0 }' "$W/mw.trace")"
 }
 
 # ---------------------------------------------------------------- wall --
@@ -343,13 +350,13 @@ wall_topo() {
 }
 
 rr_once() {	# CFG SECS: 4 pinned clients x 16 flows; sets TPS
-	pids=
+	local -a pids=()
 	for i in 0 1 2 3; do
 		in_ns "$(netns_of "$1")" taskset "$(cpumask $i)" tcprr -c $DSTV -p 9100 -f 16 -t "$2" \
 			>"$W/rr.$1.$i" 2>&1 &
-		pids="$pids $!"
+		pids+=($!)
 	done
-	waitall $pids
+	waitall "${pids[@]}"
 	TPS=0
 	for i in 0 1 2 3; do
 		grep -q "cpu $i->$i, flows without a transaction 0" "$W/rr.$1.$i" ||
@@ -360,13 +367,13 @@ rr_once() {	# CFG SECS: 4 pinned clients x 16 flows; sets TPS
 }
 
 ip_once() {	# CFG SECS: 4 iperf3 clients pinned to CPUs 0-3; sets MBPS
-	pids=
+	local -a pids=()
 	for i in 0 1 2 3; do
 		in_ns "$(netns_of "$1")" taskset "$(cpumask $i)" timeout $(($2 + 30)) \
 			iperf3 -c $DSTV -p $((5201 + i)) -t "$2" -J >"$W/ip.$1.$i" 2>&1 &
-		pids="$pids $!"
+		pids+=($!)
 	done
-	waitall $pids
+	waitall "${pids[@]}"
 	MBPS=0
 	for i in 0 1 2 3; do
 		b=$(awk '/"sum_sent"/ { f = 1 } f && /"bits_per_second"/ { gsub(/[^0-9.e+]/, "", $2); print $2; exit }' "$W/ip.$1.$i")
@@ -410,7 +417,8 @@ loc_stats() {	# DEV FILE
 }
 
 wall() {
-	rounds=$1 secs=$2
+	local rounds=$1 secs=$2 wl c i r
+	local -a pids
 	[ "$NCPU" = 4 ] || die "wall needs a 4-vCPU guest, this one has $NCPU"
 	trace_setup || die "no tracing"
 	load_module
@@ -421,13 +429,13 @@ wall() {
 		for c in A B C; do
 			trace_start "v${c}0"
 			if [ $wl = udp ]; then
-				pids=
+				pids=()
 				for i in 0 1 2 3; do
 					in_ns "$(netns_of $c)" taskset "$(cpumask $i)" udpflood -d $DSTV -p 9000 \
 						-f $FLOWS -P $((20000 + 100 * i)) -s 18 -n 2000 >"$W/lu.$i" 2>&1 &
-					pids="$pids $!"
+					pids+=($!)
 				done
-				waitall $pids
+				waitall "${pids[@]}"
 				for i in 0 1 2 3; do
 					grep -q "cpu $i->$i" "$W/lu.$i" || { cat "$W/lu.$i"; die "udpflood $i on v${c}0 not pinned"; }
 				done
@@ -439,13 +447,13 @@ wall() {
 		done
 	done
 	for r in $(seq 1 "$rounds"); do
-		order=$(echo A B C | awk -v r="$r" '{ for (i = 0; i < 3; i++) printf "%s ", $(((i + r - 1) % 3) + 1) }')
-		for c in $order; do
-			rr_once $c "$secs"
+		rotate "$r" A B C
+		for c in "${ROTATED[@]}"; do
+			rr_once "$c" "$secs"
 			echo "BENCH rr round=$r cfg=$c tps=$TPS"
 		done
-		for c in $order; do
-			ip_once $c "$secs"
+		for c in "${ROTATED[@]}"; do
+			ip_once "$c" "$secs"
 			echo "BENCH bulk round=$r cfg=$c mbps=$MBPS"
 		done
 	done

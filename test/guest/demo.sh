@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # demo.sh - show what xps_steer does, inside the QEMU guest (make demo).
 #
@@ -19,7 +19,6 @@ DEV=dum0
 NQ=4
 PKTS=400
 
-say() { printf '%s\n' "$*"; }
 
 # table: the last trace as a CPU x queue table, without the "#" prefix.
 table() {
@@ -29,14 +28,14 @@ table() {
 
 send_from_every_cpu() {
 	trace_start $DEV
-	for c in $CPUS; do
+	for c in "${CPUS[@]}"; do
 		taskset "$(cpumask "$c")" udpflood -d 10.9.0.2 -f 64 -n $PKTS >"$W/demo.flood" 2>&1 ||
 			{ say "udpflood failed on CPU $c:"; cat "$W/demo.flood"; }
 	done
 	trace_stop >/dev/null
 }
 
-say "=== xps_steer demo: kernel $(uname -r), CPUs $CPUS"
+say "=== xps_steer demo: kernel $(uname -r), CPUs ${CPUS[*]}"
 if ! trace_setup; then
 	say "no tracing available: cannot show per-packet queues"
 	exit 1
@@ -71,7 +70,7 @@ table
 say ""
 
 spec=
-for c in $CPUS; do
+for c in "${CPUS[@]}"; do
 	spec="$spec $c:$c:$PKTS"
 done
 if check_tbl "$W/demo.tbl" $NQ 0 0 "$spec" >"$W/demo.chk"; then

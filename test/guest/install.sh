@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # install.sh - PID 1 of the installation test's guest (test/install-test.sh):
 # a Debian bookworm root filesystem with xps-steer-dkms installed by apt,
@@ -13,7 +13,6 @@
 # sender pinned to CPU c sends UDP payloads of BASE+c bytes.
 
 # Functions run through run_test; lists are split on purpose.
-# shellcheck disable=SC2317,SC2086
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C
 
@@ -35,7 +34,7 @@ fi
 
 # shellcheck source=lib.sh
 . /test/lib.sh
-# shellcheck disable=SC1091
+# shellcheck source=/dev/null # written by test/check-install.sh
 . /test/expect.env
 
 DEV=eth0
@@ -47,8 +46,9 @@ DST=10.9.0.2
 
 # rev_spec: CPU c -> queue NQ-1-c, at least the packets sent.
 rev_spec() {
-	for _c in $CPUS; do
-		printf '%s:%s:%s ' "$_c" $((NQ - 1 - _c)) "$PKTS"
+	local c
+	for c in "${CPUS[@]}"; do
+		printf '%s:%s:%s ' "$c" $((NQ - 1 - c)) "$PKTS"
 	done
 }
 
@@ -56,12 +56,13 @@ rev_spec() {
 # to it; trace saved; $W/tbl holds "sender-cpu queue count" from the frame
 # lengths.
 send_all() {
-	trace_start $DEV
-	for _c in $CPUS; do
-		flood - "$_c" $DST 16 $PKTS -s $((BASE + _c)) || return 1
+	local c
+	trace_start "$DEV"
+	for c in "${CPUS[@]}"; do
+		flood - "$c" "$DST" 16 "$PKTS" -s $((BASE + c)) || return 1
 	done
 	trace_stop
-	awk -v dev=$DEV -v f=$FRAME -v n="$NCPU" '
+	awk -v dev="$DEV" -v f="$FRAME" -v n="$NCPU" '
 		/^#/ { next }
 		index($0, " dev=" dev " ") == 0 { next }
 		{
@@ -79,100 +80,101 @@ send_all() {
 			print moved + 0 >"/tmp/xps-moved"
 		}' "$W/trace.txt" | sort -n -k1,1 -k2,2 >"$W/tbl"
 	diag "sender CPU x queue, frames of $FRAME+cpu bytes ($(cat /tmp/xps-moved) handed to the driver by another CPU than the sender):"
-	tbl_matrix "$W/tbl" "$(txq_count)"
+	tbl_matrix "$W/tbl" "$(txq_count "$DEV")"
 	return 0
 }
 
 # check SPEC LABEL: every frame of CPU c on a queue SPEC allows.
 check() {
-	check_tbl "$W/tbl" "$(txq_count)" 0 0 "$1" >"$W/chk.out"
-	_rc=$?
+	local rc
+	check_tbl "$W/tbl" "$(txq_count "$DEV")" 0 0 "$1" >"$W/chk.out"
+	rc=$?
 	awk -v p="# $2: " '{ print p $0 }' "$W/chk.out"
-	[ "$_rc" = 0 ] || fail "$2: per-packet check failed (spec: $1)"
-	return "$_rc"
+	[ "$rc" = 0 ] || fail "$2: per-packet check failed (spec: $1)"
+	return "$rc"
 }
-
-txq_count() { ls -d /sys/class/net/$DEV/queues/tx-* 2>/dev/null | wc -l; }
 
 # ---------------------------------------------------------------- tests --
 
-t_modinfo() {
+t_install_modinfo() {
+	local f k v l p d
 	if [ "$(uname -r)" != "$EXPECT_ABI" ]; then
 		fail "booted kernel $(uname -r), expected $EXPECT_ABI"
 		return
 	fi
 	must modinfo xps_steer || return
 	diag_file "$W/q.out" 20
-	_f=$(modinfo -n xps_steer)
-	case $_f in
+	f=$(modinfo -n xps_steer)
+	case $f in
 	/lib/modules/"$EXPECT_ABI"/updates/dkms/xps_steer.ko*) ;;
-	*) fail "modinfo -n: '$_f', not the DKMS-installed module" ;;
+	*) fail "modinfo -n: '$f', not the DKMS-installed module" ;;
 	esac
-	for _k in description version license; do
-		[ -n "$(modinfo -F $_k xps_steer)" ] || fail "modinfo: no $_k"
+	for k in description version license; do
+		[ -n "$(modinfo -F "$k" xps_steer)" ] || fail "modinfo: no $k"
 	done
-	_v=$(modinfo -F version xps_steer)
-	[ "$_v" = "$EXPECT_VERSION" ] || fail "version '$_v', package version $EXPECT_VERSION"
-	_l=$(modinfo -F license xps_steer)
-	[ "$_l" = GPL ] || [ "$_l" = "GPL v2" ] || fail "license '$_l'"
+	v=$(modinfo -F version xps_steer)
+	[ "$v" = "$EXPECT_VERSION" ] || fail "version '$v', package version $EXPECT_VERSION"
+	l=$(modinfo -F license xps_steer)
+	[ "$l" = GPL ] || [ "$l" = "GPL v2" ] || fail "license '$l'"
 	# "name:description (type)"; a parameter without MODULE_PARM_DESC has
 	# an empty description.
 	modinfo -F parm xps_steer >"$W/parm"
 	[ -s "$W/parm" ] || fail "modinfo lists no parameter (dev= is expected)"
 	grep -q '^dev:' "$W/parm" || fail "modinfo lists no dev parameter"
-	while IFS= read -r _p; do
-		_d=${_p#*:}
-		_d=${_d% \(*\)}
-		_d=$(echo "$_d" | tr -d ' ')
-		[ -n "$_d" ] || fail "parameter '${_p%%:*}' has no description"
+	while IFS= read -r p; do
+		d=${p#*:}
+		d=${d% \(*\)}
+		d=$(echo "$d" | tr -d ' ')
+		[ -n "$d" ] || fail "parameter '${p%%:*}' has no description"
 	done <"$W/parm"
 }
 
-t_nic() {
+t_install_nic() {
+	local n
 	modprobe virtio_net 2>/dev/null
-	wait_until 10 test -d /sys/class/net/$DEV || { fail "no $DEV"; return; }
-	_n=$(txq_count)
-	[ "$_n" = $NQ ] || fail "$DEV has $_n tx queues, expected $NQ"
-	diag "$DEV: driver $(basename "$(readlink /sys/class/net/$DEV/device/driver)"), $_n tx queues"
-	ethtool -l $DEV 2>&1 | sed 's/^/#   /'
-	must ip addr add 10.9.0.1/24 dev $DEV || return
-	must ip link set $DEV up || return
+	wait_until 10 test -d /sys/class/net/"$DEV" || { fail "no $DEV"; return; }
+	n=$(txq_count "$DEV")
+	[ "$n" = "$NQ" ] || fail "$DEV has $n tx queues, expected $NQ"
+	diag "$DEV: driver $(basename "$(readlink /sys/class/net/"$DEV"/device/driver)"), $n tx queues"
+	ethtool -l "$DEV" 2>&1 | sed 's/^/#   /'
+	must ip addr add 10.9.0.1/24 dev "$DEV" || return
+	must ip link set "$DEV" up || return
 	# No ARP needed: the frames leave through the tap whoever answers.
-	must ip neigh replace $DST lladdr 02:00:00:00:00:02 dev $DEV nud permanent
+	must ip neigh replace "$DST" lladdr 02:00:00:00:00:02 dev "$DEV" nud permanent
 	trace_setup || fail "no tracing"
 }
 
-t_stock() {
+t_install_stock() {
 	send_all || return
 	# The module's map below must not be what happens anyway.
-	if check_tbl "$W/tbl" $NQ 0 0 "$(rev_spec)" >"$W/chk.out"; then
+	if check_tbl "$W/tbl" "$NQ" 0 0 "$(rev_spec)" >"$W/chk.out"; then
 		fail "without xps_steer every packet already follows CPU c -> queue $((NQ - 1))-c: the steering check could not fail"
 	else
 		diag "stock selection differs from the map used below (as it must)"
 	fi
 }
 
-t_load() {
+t_install_load() {
 	klog_mark
 	must modprobe xps_steer dev=eth0 || return
-	expect_tree $DEV $NQ || return
+	expect_tree "$DEV" "$NQ" || return
 	klog_expect "$DEV: attached ($NQ tx queues)"
 }
 
-t_steer() {
+t_install_steering() {
 	need_module || return
 	# tx-q carries CPU NQ-1-q: the reverse of virtio-net's own XPS diagonal.
-	set_masks $DEV 8 4 2 1 || return
-	expect_masks $DEV 8 4 2 1 || return
+	set_masks "$DEV" 8 4 2 1 || return
+	expect_masks "$DEV" 8 4 2 1 || return
 	send_all || return
 	check "$(rev_spec)" "CPU c -> queue $((NQ - 1))-c"
 }
 
-t_channels() {
+t_install_channels() {
 	need_module || return
 	klog_mark
-	must ethtool -L $DEV combined 2 || return
-	diag "ethtool -L $DEV combined 2: $(txq_count) tx queues"
+	must ethtool -L "$DEV" combined 2 || return
+	diag "ethtool -L $DEV combined 2: $(txq_count "$DEV") tx queues"
 	send_all || return
 	# CPUs 2 and 3 keep their queues 1 and 0; CPUs 0 and 1 (mapped to the
 	# gone queues 3 and 2) fall back to stock selection below 2.
@@ -181,48 +183,48 @@ t_channels() {
 		fail "the kernel capped an out-of-range queue:"
 		klog_since | grep "selects TX queue" | head -n 3 | sed 's/^/#   /'
 	fi
-	must ethtool -L $DEV combined $NQ || return
-	diag "ethtool -L $DEV combined $NQ: $(txq_count) tx queues, masks $(read_masks $DEV $NQ)"
+	must ethtool -L "$DEV" combined "$NQ" || return
+	diag "ethtool -L $DEV combined $NQ: $(txq_count "$DEV") tx queues, masks $(read_masks "$DEV" "$NQ")"
 	send_all || return
 	check "$(rev_spec)" "back to $NQ queues"
 	klog_has "selects TX queue" && fail "the kernel capped an out-of-range queue"
 	return 0
 }
 
-t_unload() {
+t_install_unload() {
 	need_module || return
 	must modprobe -r xps_steer || return
-	path_absent $XS || fail "$XS still exists after modprobe -r"
+	path_absent "$XS" || fail "$XS still exists after modprobe -r"
 	send_all || return
-	check_tbl "$W/tbl" $NQ $PKTS 0 "$(for c in $CPUS; do printf '%s:* ' "$c"; done)" >/dev/null ||
+	check_tbl "$W/tbl" "$NQ" "$PKTS" 0 "$(for c in "${CPUS[@]}"; do printf '%s:* ' "$c"; done)" >/dev/null ||
 		fail "traffic after unload: fewer packets than sent"
 }
 
-t_remove() {
+t_install_removal() {
+	local left st
 	must apt-get remove -y xps-steer-dkms || return
 	diag_file "$W/q.out" 15
-	_left=$(find /lib/modules -name 'xps_steer.ko*')
-	[ -z "$_left" ] || fail "still in /lib/modules after apt-get remove: $_left"
+	left=$(find /lib/modules -name 'xps_steer.ko*')
+	[ -z "$left" ] || fail "still in /lib/modules after apt-get remove: $left"
 	q modinfo xps_steer && fail "modinfo still finds xps_steer"
-	_st=$(dkms status 2>&1 | grep xps-steer)
-	[ -z "$_st" ] || fail "dkms still lists: $_st"
+	st=$(dkms status 2>&1 | grep xps-steer)
+	[ -z "$st" ] || fail "dkms still lists: $st"
 	[ ! -e /usr/src/xps-steer-"$EXPECT_VERSION" ] || fail "/usr/src/xps-steer-$EXPECT_VERSION left behind"
 }
 
+test_def install_modinfo "modinfo: DKMS-installed module, description, version, license, every parameter described"
+test_def install_nic "eth0 is virtio-net with $NQ tx queues"
+test_def install_stock "stock selection is not the test's map (the check can fail)"
+test_def install_load "modprobe xps_steer dev=eth0 attaches eth0"
+test_def install_steering "every packet from CPU c leaves on queue 3-c"
+test_def install_channels "ethtool -L combined 2 then $NQ: no queue >= real_num_tx_queues, map kept"
+test_def install_unload "modprobe -r xps_steer: tree gone, traffic flows"
+test_def install_removal "apt-get remove xps-steer-dkms: module gone from /lib/modules"
+
 main() {
-	echo "KTAP version 1"
-	echo "1..8"
-	diag "kernel $(uname -r), CPUs online: $CPUS, xps-steer-dkms $EXPECT_VERSION"
-	run_test "modinfo: DKMS-installed module, description, version, license, every parameter described" t_modinfo
-	run_test "eth0 is virtio-net with $NQ tx queues" t_nic
-	run_test "stock selection is not the test's map (the check can fail)" t_stock
-	run_test "modprobe xps_steer dev=eth0 attaches eth0" t_load
-	run_test "every packet from CPU c leaves on queue 3-c" t_steer
-	run_test "ethtool -L combined 2 then $NQ: no queue >= real_num_tx_queues, map kept" t_channels
-	run_test "modprobe -r xps_steer: tree gone, traffic flows" t_unload
-	run_test "apt-get remove xps-steer-dkms: module gone from /lib/modules" t_remove
-	diag "install: $N_PASS passed, $N_FAIL failed, $N_SKIP skipped"
-	[ "$N_FAIL" = 0 ] && [ "$N_SKIP" = 0 ]
+	select_tests all || return 1
+	run_selected install || return 1
+	[ "$N_SKIP" = 0 ]
 }
 
 main </dev/null 2>&1
@@ -235,4 +237,5 @@ if [ "$$" = 1 ]; then
 	echo o >/proc/sysrq-trigger
 	sleep 30
 fi
-exit "$rc"
+# The script's status (when not PID 1): 0 iff every test passed.
+[ "$rc" = 0 ]

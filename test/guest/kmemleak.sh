@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # kmemleak.sh - run a guest suite between two kmemleak scans (debug kernel).
 #
@@ -22,7 +22,7 @@ fi
 echo scan >"$KL"
 echo clear >"$KL"
 
-/bin/sh "$script" "$@"
+bash "$script" "$@"
 rc=$?
 
 echo "TAP version 13"

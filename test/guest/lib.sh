@@ -1,16 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=sh
-# lib.sh - helpers for the xps_steer in-guest tests (busybox sh, POSIX).
+# shellcheck shell=bash
+# lib.sh - the one library of the xps_steer in-guest scripts (bash).
 #
-# Sourced by suite.sh and demo.sh.  Everything printed here for humans goes
-# to stdout as KTAP diagnostics ("# ..."), so the suite's output stays a
-# valid KTAP stream; command output is captured to files and shown only when
-# it explains a failure.
+# Sourced by the functional suite (suite.sh and its area files), the stress
+# suite (stress.sh), demo.sh, bench.sh and install.sh.  Everything printed
+# here for humans goes to stdout as KTAP diagnostics ("# ..."), so a
+# suite's output stays a valid KTAP stream; command output is captured to
+# files and shown only when it explains a failure.  Every helper keeps its
+# variables local; results a caller needs are in UPPER-CASE globals (RD,
+# XW, SENT, SPEC, MAP, ...), each named where it is set.
 
-# Variables here are used by the scripts that source this file.
-# shellcheck disable=SC2034,SC2010,SC2012,SC2086
 XS=/sys/kernel/xps_steer
 W=${XPS_WORK:-/tmp/xps-suite}
+# shellcheck disable=SC2034 # used by the scripts that source lib.sh
 NL='
 '
 mkdir -p "$W"
@@ -19,6 +21,10 @@ TR=/sys/kernel/tracing
 [ -e "$TR/trace" ] || TR=/sys/kernel/debug/tracing
 EV=$TR/events/net/net_dev_start_xmit
 
+# Kernel problem reports in the guest's own log (dmesg); the host scans the
+# console with its own, wider list (test/lib.sh, console_verdict).
+SPLAT_RE='WARNING:|BUG:|Oops|general protection|Call Trace|UBSAN|KASAN|refcount_t'
+
 # CPUs: the tests pin one sender per online CPU.  NR_CPU_IDS is what the
 # kernel pads masks to (possible CPUs), which fixes the valid mask range.
 cpu_list_expand() {	# "0-3,5" -> "0 1 2 3 5"
@@ -26,8 +32,13 @@ cpu_list_expand() {	# "0-3,5" -> "0 1 2 3 5"
 		NF == 1 && $1 != "" { printf "%s ", $1 }
 		NF == 2 { for (i = $1; i <= $2; i++) printf "%s ", i }'
 }
-CPUS=$(cpu_list_expand "$(cat /sys/devices/system/cpu/online 2>/dev/null)")
-NCPU=$(echo $CPUS | wc -w)
+# cpus_refresh: CPUS (array) = the online CPUs now, NCPU their number.
+cpus_refresh() {
+	read -ra CPUS <<<"$(cpu_list_expand "$(cat /sys/devices/system/cpu/online 2>/dev/null)")"
+	# shellcheck disable=SC2034 # used by the scripts that source lib.sh
+	NCPU=${#CPUS[@]}
+}
+cpus_refresh
 NR_CPU_IDS=$(cpu_list_expand "$(cat /sys/devices/system/cpu/possible 2>/dev/null)" |
 	awk '{ print $NF + 1 }')
 
@@ -41,8 +52,9 @@ T_FAIL=0
 T_SKIP=
 
 diag() {	# each argument, and each line of it, as a "# " line
-	for _l in "$@"; do
-		printf '%s\n' "$_l" | sed 's/^/# /'
+	local l
+	for l in "$@"; do
+		printf '%s\n' "$l" | sed 's/^/# /'
 	done
 }
 
@@ -51,7 +63,20 @@ diag_file() {	# FILE [MAXLINES]: show a captured output, indented
 	head -n "${2:-40}" "$1" | sed 's/^/#   /'
 }
 
-fail() {	# marks the running test failed; the reason is a diagnostic
+# say MSG...: a plain line on stdout, after SAY_PREFIX; die MSG...: say
+# "FAIL: MSG" and exit 1 (scripts that are no KTAP suite: demo, bench).
+SAY_PREFIX=
+say() { printf '%s\n' "$SAY_PREFIX$*"; }
+die() {
+	say "FAIL: $*"
+	exit 1
+}
+
+# fail MSG...: marks the running test failed; the reason is a diagnostic.
+# With FAIL_IS_FATAL set (bench.sh), the script dies instead.
+FAIL_IS_FATAL=
+fail() {
+	[ -z "$FAIL_IS_FATAL" ] || die "$*"
 	T_FAIL=1
 	diag "FAIL: $*"
 }
@@ -60,31 +85,104 @@ skip() {	# marks the running test skipped (only if nothing failed)
 	T_SKIP="$*"
 }
 
-# run_test DESC FUNC: runs FUNC in this shell, then FUNC_cleanup if defined,
-# and prints the KTAP result line.  A skip is reported as "# SKIP reason" and
-# never counted as a pass.
+# Tests are addressed by name.  A suite file declares each one with
+#   test_def NAME "what it proves"
+# and defines t_NAME (and optionally t_NAME_cleanup, run after it whatever
+# happened).  Every test sets up its own fixture with the idempotent fx_*
+# helpers, so it runs alone or in any order.
+declare -A TEST_DESC=()
+TEST_ORDER=()
+test_def() {	# NAME DESCRIPTION
+	TEST_DESC[$1]=$2
+	TEST_ORDER+=("$1")
+}
+
+# run_test NAME: runs t_NAME in this shell, then t_NAME_cleanup if defined,
+# and prints the KTAP result line "ok N - NAME" (or "not ok N - NAME", or
+# "ok N - NAME # SKIP reason": a skip is never counted as a pass).
 run_test() {
+	local name=$1 t0
 	TESTNUM=$((TESTNUM + 1))
 	T_FAIL=0
 	T_SKIP=
-	# Its own start time: tests use _t0/_t1 for their own timings.
-	TEST_T0=$(date +%s)
-	diag "----- test $TESTNUM: $1"
-	"$2"
-	if command -v "$2_cleanup" >/dev/null 2>&1; then
-		"$2_cleanup" >"$W/cleanup.out" 2>&1
+	t0=$SECONDS
+	diag "----- $name: ${TEST_DESC[$name]}"
+	"t_$name"
+	if declare -F "t_${name}_cleanup" >/dev/null; then
+		"t_${name}_cleanup" >"$W/cleanup.out" 2>&1
 	fi
-	diag "(test $TESTNUM took $(($(date +%s) - TEST_T0)) s)"
+	diag "($name took $((SECONDS - t0)) s)"
 	if [ "$T_FAIL" != 0 ]; then
 		N_FAIL=$((N_FAIL + 1))
-		echo "not ok $TESTNUM - $1"
+		echo "not ok $TESTNUM - $name"
 	elif [ -n "$T_SKIP" ]; then
 		N_SKIP=$((N_SKIP + 1))
-		echo "ok $TESTNUM - $1 # SKIP $T_SKIP"
+		echo "ok $TESTNUM - $name # SKIP $T_SKIP"
 	else
 		N_PASS=$((N_PASS + 1))
-		echo "ok $TESTNUM - $1"
+		echo "ok $TESTNUM - $name"
 	fi
+}
+
+# suite_args ARG...: a suite runner's arguments.  T=name[,name...]
+# selects tests (select_tests); NAME=N sets one of the counts listed in
+# COUNTS (stress.sh); --list prints TEST_ORDER.  Status 0: run SELECTED;
+# 2: --list was done; 1: a bad argument ("Bail out!" printed).
+COUNTS=()
+suite_args() {
+	local arg spec=
+	if [ "${1:-}" = --list ]; then
+		printf '%s\n' "${TEST_ORDER[@]}"
+		return 2
+	fi
+	for arg in "$@"; do
+		case $arg in
+		T=*) spec=${arg#T=} ;;
+		*=*[!0-9]* | *=) echo "Bail out! $arg: expected T=name[,name...] or COUNT=number"; return 1 ;;
+		*=*)
+			case " ${COUNTS[*]} " in
+			*" ${arg%%=*} "*) declare -g "$arg" ;;
+			*) echo "Bail out! unknown argument '$arg' (counts: ${COUNTS[*]:-none})"; return 1 ;;
+			esac ;;
+		*) echo "Bail out! unknown argument '$arg' (expected T=name[,name...])"; return 1 ;;
+		esac
+	done
+	select_tests "$spec"
+}
+
+# select_tests SPEC: SELECTED = the tests SPEC names ("all" or empty: every
+# test in TEST_ORDER; else a comma list, run in the order given).  An
+# unknown name is a "Bail out!" and status 1.
+select_tests() {
+	local spec=$1 name
+	local -a names
+	SELECTED=()
+	if [ -z "$spec" ] || [ "$spec" = all ]; then
+		SELECTED=("${TEST_ORDER[@]}")
+		return 0
+	fi
+	IFS=, read -ra names <<<"$spec"
+	for name in "${names[@]}"; do
+		if [ -z "${TEST_DESC[$name]+set}" ]; then
+			echo "Bail out! unknown test '$name' (known: ${TEST_ORDER[*]})"
+			return 1
+		fi
+		SELECTED+=("$name")
+	done
+}
+
+# run_selected LABEL: the KTAP header, plan and every test of SELECTED, then
+# a summary diagnostic; status 0 iff nothing failed.
+run_selected() {
+	local name t0=$SECONDS
+	echo "TAP version 13"
+	echo "1..${#SELECTED[@]}"
+	diag "$1: kernel $(uname -r), CPUs online: ${CPUS[*]} (nr_cpu_ids $NR_CPU_IDS); tests: ${SELECTED[*]}"
+	for name in "${SELECTED[@]}"; do
+		run_test "$name"
+	done
+	diag "$1: $N_PASS passed, $N_FAIL failed, $N_SKIP skipped in $((SECONDS - t0)) s"
+	[ "$N_FAIL" = 0 ]
 }
 
 # ------------------------------------------------------------ commands --
@@ -96,33 +194,41 @@ q() {
 
 # must CMD...: like q, but a non-zero status fails the test and shows why.
 must() {
+	local rc
 	"$@" >"$W/q.out" 2>&1 </dev/null
-	_rc=$?
-	if [ "$_rc" != 0 ]; then
-		fail "command failed (rc=$_rc): $*"
+	rc=$?
+	if [ "$rc" != 0 ]; then
+		fail "command failed (rc=$rc): $*"
 		diag_file "$W/q.out"
 	fi
-	return "$_rc"
+	return "$rc"
 }
 
 in_ns() {	# NS CMD...: run CMD inside network namespace NS ("-" = here)
-	_ns=$1
+	local ns=$1
 	shift
-	if [ "$_ns" = - ]; then
+	if [ "$ns" = - ]; then
 		"$@" </dev/null
 	else
-		ip netns exec "$_ns" "$@" </dev/null
+		ip netns exec "$ns" "$@" </dev/null
 	fi
 }
 
-# wait_until SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
+# now_ms: the wall clock in milliseconds (bash's EPOCHREALTIME).
+now_ms() {
+	local t=${EPOCHREALTIME/./}
+	echo $((t / 1000))
+}
+
+# wait_until SECONDS CMD...: run CMD every 0.1 s until it succeeds or
+# SECONDS of wall-clock time have passed (however long each CMD takes),
+# then once more; status: CMD's last.
 wait_until() {
-	_n=$(($1 * 10))
+	local end=$(($(now_ms) + $1 * 1000))
 	shift
-	while [ "$_n" -gt 0 ]; do
+	while [ "$(now_ms)" -lt "$end" ]; do
 		"$@" && return 0
 		sleep 0.1
-		_n=$((_n - 1))
 	done
 	"$@"
 }
@@ -136,10 +242,11 @@ show() {
 
 # rd FILE: exact content of FILE (trailing newlines kept) in $RD; status of cat.
 rd() {
-	RD=$(cat "$1" 2>"$W/rd.err"; _r=$?; echo .; exit $_r)
-	_r=$?
+	local r
+	RD=$(cat "$1" 2>"$W/rd.err"; r=$?; echo .; exit $r)
+	r=$?
 	RD=${RD%.}
-	return $_r
+	return $r
 }
 
 # ------------------------------------------------------------ kernel log --
@@ -147,16 +254,27 @@ rd() {
 # A numbered marker written to /dev/kmsg lets each test look only at the
 # messages logged since it started ("klog_since").
 
-KMARK_N=0
+# kmsg_mark KIND: a new numbered marker line in the kernel log, in MARK.
+MARK_N=0
+kmsg_mark() {
+	MARK_N=$((MARK_N + 1))
+	MARK="xps-suite-$1-$$-$MARK_N"
+	echo "<6>$MARK" >/dev/kmsg
+}
+
+# log_after MARKER: the kernel log lines after MARKER.
+log_after() {
+	dmesg | awk -v m="$1" 'f { print } index($0, m) { f = 1 }'
+}
+
 KMARK=
 klog_mark() {
-	KMARK_N=$((KMARK_N + 1))
-	KMARK="xps-suite-mark-$$-$KMARK_N"
-	echo "<6>$KMARK" >/dev/kmsg
+	kmsg_mark mark
+	KMARK=$MARK
 }
 
 klog_since() {
-	dmesg | awk -v m="$KMARK" 'f { print } index($0, m) { f = 1 }'
+	log_after "$KMARK"
 }
 
 klog_has() {	# STRING: the log since the mark contains STRING
@@ -175,9 +293,61 @@ klog_expect() {
 	return 1
 }
 
+# klog_splats FILE: the kernel log (all of it) with the lines matching
+# SPLAT_RE (plus any extra ERE given as $2) in FILE; status 0 iff any.
+klog_splats() {
+	dmesg >"$W/dmesg.txt"
+	grep -E "$SPLAT_RE${2:+|$2}" "$W/dmesg.txt" >"$1"
+}
+
+# ------------------------------------------------- bad-input catalogue --
+#
+# Each case of docs/bad-input.md prints one line
+#   # catalogue: ID | RESULT | LOG
+# once its checks have run: RESULT is what the case observed (xwrite's
+# "ok N"/"err ERRNO", or a word such as EINVAL or loaded), LOG the
+# xps_steer kernel log lines since row_mark (timestamps cut, load/unload
+# banners dropped, " / "-joined, "none" if there were none).
+# test/catalogue.sh then requires, for every row of the doc, such a line
+# inside a passing test of the name the doc gives, with the same RESULT
+# and LOG, and no line for an ID the doc lacks.
+
+ROW_MARK=
+row_mark() {
+	kmsg_mark row
+	ROW_MARK=$MARK
+}
+
+# row_log [ERE]: the xps_steer log lines since row_mark (matching ERE).
+row_log() {
+	log_after "$ROW_MARK" |
+		sed 's/^\[[^]]*\] //' | grep '^xps_steer: ' |
+		grep -v -e '^xps_steer: version .* loaded$' -e '^xps_steer: unloaded$' \
+			-e 'taints kernel' -e 'module verification failed' |
+		grep -E -- "${1:-.}" |
+		awk '{ printf "%s%s", (NR > 1 ? " / " : ""), $0 } END { if (!NR) printf "none" }'
+}
+
+row() {		# ID RESULT [ERE]: the catalogue line for row ID
+	echo "# catalogue: $1 | $2 | $(row_log "$3")"
+}
+
 # ---------------------------------------------------------------- module --
 
 xps_loaded() { grep -q '^xps_steer ' /proc/modules; }
+
+# modprobe_ok WHAT ARGS...: modprobe ARGS (output in $W/modprobe.out); on
+# failure the test fails, naming WHAT, with modprobe's output.
+modprobe_ok() {
+	local what=$1 rc
+	shift
+	modprobe "$@" >"$W/modprobe.out" 2>&1 </dev/null
+	rc=$?
+	[ "$rc" = 0 ] && return 0
+	fail "$what: modprobe $* failed (rc=$rc)"
+	diag_file "$W/modprobe.out"
+	return 1
+}
 
 # xps_unload: modprobe -r if loaded; fails the test if that fails or if
 # /sys/kernel/xps_steer survives it.
@@ -191,20 +361,25 @@ xps_unload() {
 	return 0
 }
 
-# xps_load PARAMS...: fresh load (unloads first).  Output in $W/modprobe.out.
+# xps_load PARAMS...: fresh load (unloads first).
 xps_load() {
 	xps_unload || return 1
-	modprobe xps_steer "$@" >"$W/modprobe.out" 2>&1 </dev/null
-	_rc=$?
-	if [ "$_rc" != 0 ]; then
-		fail "modprobe xps_steer $* failed (rc=$_rc)"
-		diag_file "$W/modprobe.out"
-		return 1
-	fi
-	return 0
+	modprobe_ok load xps_steer "$@"
 }
 
-# need_module: precondition for tests that expect the module loaded.
+# xps_load_row ID PARAMS...: a fresh load that must succeed; catalogue row
+# ID with the log of the load.  The module stays loaded.
+xps_load_row() {
+	local id=$1
+	shift
+	xps_unload || return 1
+	row_mark
+	modprobe_ok "$id" xps_steer "$@" || return 1
+	row "$id" loaded
+}
+
+# need_module: precondition of a test that follows one that loaded the
+# module (install.sh's tests run in sequence, as an installation does).
 need_module() {
 	xps_loaded && return 0
 	fail "xps_steer is not loaded (an earlier step failed); nothing to test"
@@ -216,10 +391,24 @@ need_module() {
 xf() { echo "$XS/$1/tx-$2/xps_cpus"; }				# xps_steer file
 kf() { echo "/sys/class/net/$1/queues/tx-$2/xps_cpus"; }	# kernel's file
 
+# txq_count DEV [NS]: the TX queues the kernel shows for DEV (in NS).
+txq_count() {
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	in_ns "${2:--}" sh -c 'set -- "/sys/class/net/$0/queues"/tx-*; [ -e "$1" ] && echo $# || echo 0' "$1"
+}
+
+# dir_names DIR [PREFIX]: the names in DIR (starting with PREFIX), one line
+# each, sorted.
+dir_names() {
+	local f
+	for f in "$1/${2:-}"*; do
+		[ -e "$f" ] && echo "${f##*/}"
+	done | sort
+}
+
 # tree_list DEV: the tx-N entries of DEV's tree, numerically sorted.
 tree_list() {
-	ls "$XS/$1" 2>/dev/null | grep '^tx-' | sort -t- -k2,2n | tr '\n' ' ' |
-		sed 's/ $//'
+	dir_names "$XS/$1" tx- | sort -t- -k2,2n | tr '\n' ' ' | sed 's/ $//'
 }
 
 seq_tx() {	# N -> "tx-0 ... tx-(N-1)"
@@ -229,31 +418,32 @@ seq_tx() {	# N -> "tx-0 ... tx-(N-1)"
 # expect_tree DEV N: DEV's tree holds exactly tx-0..tx-(N-1), each with an
 # xps_cpus file of mode 0644.
 expect_tree() {
+	local want got t m
 	if [ ! -d "$XS/$1" ]; then
 		fail "$XS/$1 does not exist"
-		diag "$XS holds: $(ls "$XS" 2>&1 | tr '\n' ' ')"
+		diag "$XS holds: $(dir_names "$XS" | tr '\n' ' ')"
 		return 1
 	fi
-	_want=$(seq_tx "$2")
-	_got=$(tree_list "$1")
-	if [ "$_got" != "$_want" ]; then
-		fail "$XS/$1 holds '$_got', expected '$_want'"
+	want=$(seq_tx "$2")
+	got=$(tree_list "$1")
+	if [ "$got" != "$want" ]; then
+		fail "$XS/$1 holds '$got', expected '$want'"
 		return 1
 	fi
-	for _t in $_got; do
-		_m=$(stat -c %a "$XS/$1/$_t/xps_cpus" 2>&1)
-		if [ "$_m" != 644 ]; then
-			fail "$XS/$1/$_t/xps_cpus mode is '$_m', expected 644"
+	for t in $got; do
+		m=$(stat -c %a "$XS/$1/$t/xps_cpus" 2>&1)
+		if [ "$m" != 644 ]; then
+			fail "$XS/$1/$t/xps_cpus mode is '$m', expected 644"
 			return 1
 		fi
 	done
-	diag "$XS/$1: $_got"
+	diag "$XS/$1: $got"
 	return 0
 }
 
 expect_no_tree() {	# DEV
 	if [ -e "$XS/$1" ]; then
-		fail "$XS/$1 exists but should not: $(ls "$XS/$1" | tr '\n' ' ')"
+		fail "$XS/$1 exists but should not: $(dir_names "$XS/$1" | tr '\n' ' ')"
 		return 1
 	fi
 	return 0
@@ -264,23 +454,26 @@ xw() {
 	XW=$(in_ns "$1" xwrite -- "$2" "$3" 2>&1)
 }
 
+# rdn NS FILE: exact content in $RD (FILE read inside NS).
+rdn() {
+	RD=$(in_ns "$1" cat "$2" 2>&1; echo .)
+	RD=${RD%.}
+}
+
 # write_masks NS PATHFN DEV M0 M1 ...: write tx-0=M0, tx-1=M1, ... (hex
 # masks) to the files PATHFN names (xf: ours, kf: the kernel's) in NS.
 write_masks() {
-	_ns=$1
-	_pf=$2
-	_d=$3
+	local ns=$1 pf=$2 d=$3 q=0 m f
 	shift 3
-	_q=0
-	for _m in "$@"; do
-		_f=$($_pf "$_d" "$_q")
-		xw "$_ns" "$_f" "$_m"
+	for m in "$@"; do
+		f=$("$pf" "$d" "$q")
+		xw "$ns" "$f" "$m"
 		case $XW in
 		ok*) ;;
-		*)	fail "writing '$_m' to $_f (netns $_ns) gave '$XW'"
+		*)	fail "writing '$m' to $f (netns $ns) gave '$XW'"
 			return 1 ;;
 		esac
-		_q=$((_q + 1))
+		q=$((q + 1))
 	done
 	return 0
 }
@@ -294,76 +487,103 @@ set_masks() {
 # Cleared first and then written in ascending queue order, because the
 # kernel keeps a CPU's queues in insertion order.
 kset_masks() {
-	_ns=$1
-	_d=$2
+	local ns=$1 d=$2 q
 	shift 2
-	_q=0
-	for _m in "$@"; do
-		xw "$_ns" "$(kf "$_d" "$_q")" 0
-		_q=$((_q + 1))
+	for ((q = 0; q < $#; q++)); do
+		xw "$ns" "$(kf "$d" "$q")" 0
 	done
-	write_masks "$_ns" kf "$_d" "$@"
+	write_masks "$ns" kf "$d" "$@"
 }
 
 # read_masks DEV N: "m0 m1 ..." as read back from DEV's tree.
 read_masks() {
-	_q=0
-	_out=
-	while [ "$_q" -lt "$2" ]; do
-		_out="$_out${_out:+ }$(cat "$(xf "$1" "$_q")" 2>&1)"
-		_q=$((_q + 1))
+	local q out=
+	for ((q = 0; q < $2; q++)); do
+		out="$out${out:+ }$(cat "$(xf "$1" "$q")" 2>&1)"
 	done
-	echo "$_out"
+	echo "$out"
 }
 
 # expect_masks DEV M0 M1 ...: read-back must equal the given masks.
 expect_masks() {
-	_d=$1
+	local d=$1 got
 	shift
-	_got=$(read_masks "$_d" $#)
-	if [ "$_got" != "$*" ]; then
-		fail "$_d masks read '$_got', expected '$*'"
+	got=$(read_masks "$d" $#)
+	if [ "$got" != "$*" ]; then
+		fail "$d masks read '$got', expected '$*'"
 		return 1
 	fi
-	diag "$_d masks: $_got"
+	diag "$d masks: $got"
 	return 0
 }
 
-# map11 N: "1 2 4 8 ..." - queue i carries CPU i only (CPU i < NR_CPU_IDS).
+# map11 N: MAP=(1 2 4 8 ...) - queue i carries CPU i only.
 map11() {
-	_i=0
-	_out=
-	while [ "$_i" -lt "$1" ]; do
-		_out="$_out${_out:+ }$(printf '%x' $((1 << _i)))"
-		_i=$((_i + 1))
+	local i
+	MAP=()
+	for ((i = 0; i < $1; i++)); do
+		MAP+=("$(printf '%x' $((1 << i)))")
 	done
-	echo "$_out"
 }
 
 # ------------------------------------------------------------ topology --
 #
-# The suites' shared network: veth0 (init, 10.9.2.1) <-> veth1 (netns peer,
-# $DST2), NQ tx queues each; the caller sets NQ and DST2 and adds its own
-# dummies.
+# The suites' network, built by idempotent fixtures (fx_*): each creates
+# what is missing and puts back what an earlier test may have changed, so
+# every test can start with the ones it needs, in any order.
+#   init netns: veth0 (NQ txq, 10.9.2.1/24) <-> veth1 (netns peer, $DST2)
+#   dummies: fx_dummy NAME NS ADDR (NQ txq each)
+# The caller sets NQ and DST2.
 
 sysctl_w() {	# NS PATH VALUE (missing files are fine: older kernels)
 	in_ns "$1" sh -c "[ ! -e '$2' ] || echo '$3' > '$2'"
 }
 
-# topo_netns NS...: create these namespaces ("-", the initial one, exists)
-# with lo up.  IPv6 off in all of them: no router solicitations or MLD
-# reports from kworkers in the traces.  Timers stay on the CPU that armed
-# them (TCP retransmits).
-topo_netns() {
-	for _ns in "$@"; do
-		if [ "$_ns" != - ]; then
-			must ip netns add "$_ns" || return 1
-			must ip -n "$_ns" link set lo up
+# fx_netns NS...: these namespaces ("-", the initial one, exists) with lo
+# up.  IPv6 off in all of them: no router solicitations or MLD reports from
+# kworkers in the traces.  Timers stay on the CPU that armed them (TCP
+# retransmits).
+fx_netns() {
+	local ns
+	for ns in "$@"; do
+		if [ "$ns" != - ] && [ ! -e "/run/netns/$ns" ]; then
+			must ip netns add "$ns" || return 1
+			must ip -n "$ns" link set lo up
 		fi
-		sysctl_w "$_ns" /proc/sys/net/ipv6/conf/all/disable_ipv6 1
-		sysctl_w "$_ns" /proc/sys/net/ipv6/conf/default/disable_ipv6 1
+		sysctl_w "$ns" /proc/sys/net/ipv6/conf/all/disable_ipv6 1
+		sysctl_w "$ns" /proc/sys/net/ipv6/conf/default/disable_ipv6 1
 	done
 	sysctl_w - /proc/sys/kernel/timer_migration 0
+}
+
+# fx_cpus_online: every possible CPU that can be is online (a test may
+# have taken one offline); CPUS refreshed.
+fx_cpus_online() {
+	local f
+	for f in /sys/devices/system/cpu/cpu*/online; do
+		[ "$(cat "$f")" = 1 ] || echo 1 >"$f" || fail "cannot online ${f%/online}"
+	done
+	cpus_refresh
+}
+
+# ip_ns NS ARGS...: ip in NS ("-": the initial namespace).
+ip_ns() {
+	local ns=$1
+	shift
+	if [ "$ns" = - ]; then ip "$@"; else ip -n "$ns" "$@"; fi
+}
+
+# fx_dummy NAME NS ADDR: dummy NAME in NS with NQ tx queues, ADDR/24, up.
+fx_dummy() {
+	local n=$1 ns=$2 addr=$3
+	if ! in_ns "$ns" test -e "/sys/class/net/$n"; then
+		must ip_ns "$ns" link add "$n" numtxqueues "$NQ" numrxqueues "$NQ" type dummy || return 1
+	fi
+	ip_ns "$ns" addr show dev "$n" | grep -qF " $addr/24 " ||
+		must ip_ns "$ns" addr add "$addr/24" dev "$n"
+	must ip_ns "$ns" link set "$n" up || return 1
+	[ "$(txq_count "$n" "$ns")" = "$NQ" ] ||
+		{ fail "$n has $(txq_count "$n" "$ns") tx queues, expected $NQ"; return 1; }
 }
 
 # veth_neigh: permanent neighbours both ways, so no ARP timers in the
@@ -375,20 +595,29 @@ veth_neigh() {
 		must ip -n peer neigh replace 10.9.2.1 lladdr "$MAC0" nud permanent dev veth1
 }
 
-# topo_veth: the veth pair, addressed and up; the test fails unless veth1
-# answers ping.
-topo_veth() {
-	must ip link add veth0 numtxqueues $NQ numrxqueues $NQ type veth \
-		peer name veth1 numtxqueues $NQ numrxqueues $NQ || return 1
-	must ip link set veth1 netns peer
-	must ip addr add 10.9.2.1/24 dev veth0
-	must ip -n peer addr add "$DST2"/24 dev veth1
+# fx_veth: the veth pair (veth1 in netns peer), NQ queues, addressed and
+# up; the test fails unless veth1 answers ping.
+fx_veth() {
+	fx_netns - peer || return 1
+	if [ ! -e /sys/class/net/veth0 ]; then
+		ip -n peer link del veth1 2>/dev/null
+		must ip link add veth0 numtxqueues "$NQ" numrxqueues "$NQ" type veth \
+			peer name veth1 numtxqueues "$NQ" numrxqueues "$NQ" || return 1
+		must ip link set veth1 netns peer
+		must ip addr add 10.9.2.1/24 dev veth0
+		must ip -n peer addr add "$DST2"/24 dev veth1
+	fi
+	if [ "$(txq_count veth0)" != "$NQ" ]; then
+		must ethtool -L veth0 tx "$NQ" || return 1
+		must ip link set veth0 down
+	fi
 	must ip link set veth0 up
 	must ip -n peer link set veth1 up
 	veth_neigh
 	if ! wait_until 5 ping_ok - "$DST2"; then
 		fail "veth0 -> veth1 does not answer ping"
 		diag_file "$W/ping.out"
+		return 1
 	fi
 }
 
@@ -396,15 +625,15 @@ topo_veth() {
 # CPU into a trace of DEV; SPEC becomes "cpu:queues:sent ..." for
 # steer_check, the queues taken from QUEUESPEC "cpu:queues ...".
 udp_all() {
-	_ns=$1 _dev=$2 _dst=$3 _qs=$4
+	local ns=$1 dev=$2 dst=$3 qs=$4 uc allowed
 	shift 4
 	SPEC=
 	rm -f "$W/trace.txt"
-	trace_start "$_dev"
-	for _uc in $CPUS; do
-		flood "$_ns" "$_uc" "$_dst" $FLOWS $PKTS "$@" || break
-		_allowed=$(echo "$_qs" | tr ' ' '\n' | awk -F: -v c="$_uc" '$1 != "" && $1 == c { print $2 }')
-		SPEC="$SPEC${SPEC:+ }$_uc:$_allowed:$SENT"
+	trace_start "$dev"
+	for uc in "${CPUS[@]}"; do
+		flood "$ns" "$uc" "$dst" "$FLOWS" "$PKTS" "$@" || break
+		allowed=$(echo "$qs" | tr ' ' '\n' | awk -F: -v c="$uc" '$1 != "" && $1 == c { print $2 }')
+		SPEC="$SPEC${SPEC:+ }$uc:$allowed:$SENT"
 	done
 	trace_stop
 }
@@ -429,14 +658,15 @@ trace_setup() {
 # trace_start DEV...: record net_dev_start_xmit for these devices only.  The
 # filter keeps the buffer small; the parser filters by name again anyway.
 trace_start() {
+	local f d
 	echo 0 >"$TR/tracing_on"
 	echo 0 >"$EV/enable"
-	_f=
-	for _d in "$@"; do
-		_f="$_f${_f:+ || }name == \"$_d\""
+	f=
+	for d in "$@"; do
+		f="$f${f:+ || }name == \"$d\""
 	done
-	if ! echo "$_f" >"$EV/filter" 2>/dev/null; then
-		diag "tracepoint filter '$_f' rejected; recording all devices"
+	if ! echo "$f" >"$EV/filter" 2>/dev/null; then
+		diag "tracepoint filter '$f' rejected; recording all devices"
 		echo 0 >"$EV/filter" 2>/dev/null
 	fi
 	: >"$TR/trace"
@@ -446,13 +676,14 @@ trace_start() {
 
 # trace_stop: stop and save the trace to $W/trace.txt; reports lost events.
 trace_stop() {
+	local lost
 	echo 0 >"$TR/tracing_on"
 	echo 0 >"$EV/enable"
 	cat "$TR/trace" >"$W/trace.txt"
-	_lost=$(awk '/entries-in-buffer\/entries-written:/ {
+	lost=$(awk '/entries-in-buffer\/entries-written:/ {
 		split($3, a, "/"); if (a[1] != a[2]) print a[2] - a[1]; exit }' "$W/trace.txt")
-	if [ -n "$_lost" ]; then
-		diag "note: the trace buffer overflowed, $_lost events lost; counts are lower bounds"
+	if [ -n "$lost" ]; then
+		diag "note: the trace buffer overflowed, $lost events lost; counts are lower bounds"
 	fi
 }
 
@@ -563,11 +794,12 @@ check_tbl() {
 # steer_check LABEL DEV NQ ALL SPEC [TRACEFILE]: check_tbl on DEV's table
 # from the last trace; per-CPU lines as diagnostics, the matrix on failure.
 steer_check() {
+	local rc
 	trace_table "$2" "${6:-$W/trace.txt}" >"$W/tbl.$2"
 	check_tbl "$W/tbl.$2" "$3" 0 "$4" "$5" >"$W/chk.out"
-	_rc=$?
+	rc=$?
 	awk -v p="# $1 $2: " '{ print p $0 }' "$W/chk.out"
-	[ "$_rc" = 0 ] && return 0
+	[ "$rc" = 0 ] && return 0
 	fail "$1 on $2: per-packet steering check failed (spec: $5)"
 	diag "cpu x queue packet counts on $2:"
 	tbl_matrix "$W/tbl.$2" "$3"
@@ -579,29 +811,31 @@ steer_check() {
 cpumask() { printf '%x' $((1 << $1)); }
 
 pin() {		# CPU CMD...: run CMD on CPU only
-	_c=$1
+	local c
+	c=$1
 	shift
-	taskset "$(cpumask "$_c")" "$@"
+	taskset "$(cpumask "$c")" "$@"
 }
 
 # flood NS CPU DST NFLOWS COUNT [udpflood args]: pinned udpflood; $SENT holds
 # the packets sent.  Fails the test if nothing was sent or pinning broke.
 flood() {
-	_ns=$1 _c=$2 _dst=$3 _f=$4 _n=$5
+	local ns c dst f n rc
+	ns=$1 c=$2 dst=$3 f=$4 n=$5
 	shift 5
 	SENT=0
-	in_ns "$_ns" taskset "$(cpumask "$_c")" \
-		udpflood -d "$_dst" -p 9000 -f "$_f" -n "$_n" "$@" >"$W/flood.out" 2>&1
-	_rc=$?
+	in_ns "$ns" taskset "$(cpumask "$c")" \
+		udpflood -d "$dst" -p 9000 -f "$f" -n "$n" "$@" >"$W/flood.out" 2>&1
+	rc=$?
 	SENT=$(awk '/^udpflood: sent/ { print $3 }' "$W/flood.out")
 	SENT=${SENT:-0}
-	if [ "$_rc" != 0 ] || [ "$SENT" = 0 ]; then
-		fail "udpflood on cpu $_c to $_dst failed (rc=$_rc)"
+	if [ "$rc" != 0 ] || [ "$SENT" = 0 ]; then
+		fail "udpflood on cpu $c to $dst failed (rc=$rc)"
 		diag_file "$W/flood.out"
 		return 1
 	fi
-	if ! grep -q "cpu $_c->$_c," "$W/flood.out"; then
-		fail "udpflood was not pinned to cpu $_c"
+	if ! grep -q "cpu $c->$c," "$W/flood.out"; then
+		fail "udpflood was not pinned to cpu $c"
 		diag_file "$W/flood.out"
 		return 1
 	fi
@@ -634,10 +868,9 @@ ping_ok() {
 # SECONDS (a hung helper must not hang the suite).  Status in $WAIT_RC,
 # 124 if it had to be killed.
 wait_pid() {
-	_n=$(($2 * 10))
-	while kill -0 "$1" 2>/dev/null && [ "$_n" -gt 0 ]; do
+	local end=$(($(now_ms) + $2 * 1000))
+	while kill -0 "$1" 2>/dev/null && [ "$(now_ms)" -lt "$end" ]; do
 		sleep 0.1
-		_n=$((_n - 1))
 	done
 	if kill -0 "$1" 2>/dev/null; then
 		kill "$1" 2>/dev/null
@@ -654,11 +887,13 @@ wait_pid() {
 # Sets $IPERF_SPID, the server's own pid (exec all the way down: ip netns
 # exec and taskset exec their command), so it can be killed if it hangs.
 iperf_server() {	# NS CPU ADDR PORT OUT
+	local hex
 	(exec ip netns exec "$1" taskset "$(cpumask "$2")" \
 		iperf3 -s -1 -B "$3" -p "$4" >"$5" 2>&1 </dev/null) &
+	# shellcheck disable=SC2034 # for the caller
 	IPERF_SPID=$!
-	_hex=$(printf '%04X' "$4")
-	if ! wait_until 15 listening "$1" "$_hex"; then
+	hex=$(printf '%04X' "$4")
+	if ! wait_until 15 listening "$1" "$hex"; then
 		fail "iperf3 server on port $4 (netns $1) not listening after 15 s"
 		diag_file "$5"
 		return 1

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # matrix.sh - guest side of `make check-matrix` (test/matrix.sh): records
 # the compat variants the module detected, then runs the whole functional
@@ -21,4 +21,4 @@ else
 	echo "# modprobe xps_steer (to read its features) failed:"
 	sed 's/^/#   /' /tmp/features-modprobe.out
 fi
-exec /bin/sh "$(dirname "$0")/suite.sh" "$@"
+exec bash "$(dirname "$0")/suite.sh" "$@"

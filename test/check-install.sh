@@ -1,5 +1,5 @@
 #!/bin/bash
-# install-test.sh - `make check-install`: install the Debian package as a
+# check-install.sh - `make check-install`: install the Debian package as a
 # user would and prove, on a booted system with a real multiqueue NIC, that
 # the DKMS-built module steers every packet.
 #
@@ -24,28 +24,18 @@
 # Exit status 0 only if every step passed.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(dirname "$here")
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # shellcheck source=overlay.sh
-. "$here/overlay.sh"
-# shellcheck source=verdict.sh
-. "$here/verdict.sh"
-
-me=install-test
-die() {
-	echo "$me: FAIL: $*" >&2
-	exit 1
-}
-say() { echo "$me: $*" >&2; }
-now() { echo "${EPOCHREALTIME/./}"; }
-secs() { echo $((($(now) - $1) / 1000000)); }
+. "$TOP/test/overlay.sh"
+here=$TOP/test
 
 [[ $(id -u) == 0 ]] || die "must run as root (chroot, mounts, tap device)"
 tmo=${XPS_STEER_TIMEOUT:-900}
 out=${XPS_STEER_OUT:-$(mktemp -d /tmp/xps_steer-install.XXXXXX)}
 mkdir -p "$out"
 out=$(realpath "$out")
-t_start=$(now)
+t_start=$(now_us)
 
 # Host tools: QEMU, mkfs.ext4, a static libc for the test tools, debootstrap
 # (chroot.sh), the packaging tools (pkg.sh deps).
@@ -60,33 +50,31 @@ if ((${#missing[@]})); then
 		{ apt-get update -q && apt-get install -y -q --no-install-recommends "${missing[@]}"; }; } \
 		>"$out/apt-host.log" 2>&1 || die "cannot install ${missing[*]} (log $out/apt-host.log)"
 fi
-"$top/scripts/pkg.sh" deps
+"$TOP/scripts/pkg.sh" deps
 
 tap=''
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/xps_steer-install.XXXXXX")
-cleanup() {
-	overlay_down
-	[[ -n $tap ]] && ip link del "$tap" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
+del_tap() { [[ -z $tap ]] || ip link del "$tap" 2>/dev/null; }
+on_exit overlay_down
+on_exit del_tap
+on_exit rm -rf "$work"
 trap 'exit 130' INT TERM
 
 # --- 1. the package --------------------------------------------------------
-t=$(now)
-ver=$("$top/scripts/pkg.sh" version)
-deb=$("$top/scripts/pkg.sh" deb "$out/deb") || die "make deb failed"
-say "built $deb in $(secs "$t") s"
+t=$(now_us)
+ver=$("$TOP/scripts/pkg.sh" version)
+deb=$("$TOP/scripts/pkg.sh" deb "$out/deb") || die "make deb failed"
+say "built $deb in $(secs_since "$t") s"
 
 # --- 2. apt install in a copy of the bookworm chroot -----------------------
-t=$(now)
+t=$(now_us)
 overlay_up bookworm "$work/ov" || die "cannot set up an overlay of the bookworm chroot"
 root=$OV_ROOT
 abi=$(sed -n 's/^ABI=//p' "$OV_LOWER/.xps_steer-info")
 [[ -n $abi && -f $root/boot/vmlinuz-$abi ]] || die "no kernel in $OV_LOWER"
 [[ -f $root/boot/initrd.img-$abi ]] || die "no initramfs /boot/initrd.img-$abi in $OV_LOWER"
-say "chroot $OV_LOWER (kernel $abi) ready in $(secs "$t") s, overlay in $work/ov"
-t=$(now)
+say "chroot $OV_LOWER (kernel $abi) ready in $(secs_since "$t") s, overlay in $work/ov"
+t=$(now_us)
 cp "$deb" "$root/tmp/"
 debname=${deb##*/}
 if ! ov_run apt-get install -y "/tmp/$debname" >"$out/apt-install.log" 2>&1; then
@@ -94,7 +82,7 @@ if ! ov_run apt-get install -y "/tmp/$debname" >"$out/apt-install.log" 2>&1; the
 	die "apt-get install ./$debname failed (log $out/apt-install.log)"
 fi
 rm -f "$root/tmp/$debname"
-say "apt-get install ./$debname: done in $(secs "$t") s (log $out/apt-install.log)"
+say "apt-get install ./$debname: done in $(secs_since "$t") s (log $out/apt-install.log)"
 # The package's postinst (dh_dkms) must have built it, for the chroot's
 # kernel: the host's kernel ($(uname -r)) has no headers in the chroot.
 st=$(ov_run dkms status -m xps-steer -v "$ver" 2>&1 || true)
@@ -112,7 +100,7 @@ host_ko=$(find "$root/lib/modules" -path "*/$(uname -r)/*" -name 'xps_steer.ko*'
 say "DKMS built ${ko#"$root"} for $abi (vermagic $vm) from the package's postinst"
 
 # --- 3. the root filesystem image ------------------------------------------
-t=$(now)
+t=$(now_us)
 # The guest's test: PID 1 script, lib.sh and the static tools.
 mkdir -p "$root/test"
 cp "$here/guest/lib.sh" "$here/guest/install.sh" "$root/test/"
@@ -130,7 +118,7 @@ mkfs.ext4 -q -F -L xpsroot -E root_owner=0:0 -d "$root" "$img" >"$out/mkfs.log" 
 	die "mkfs.ext4 -d failed (log $out/mkfs.log)"
 cp "$root/boot/vmlinuz-$abi" "$root/boot/initrd.img-$abi" "$work/"
 overlay_down
-say "root image $(du -h --apparent-size "$img" | cut -f1) (${mb} MB used) in $(secs "$t") s"
+say "root image $(du -h --apparent-size "$img" | cut -f1) (${mb} MB used) in $(secs_since "$t") s"
 
 # --- 4. boot it with a multiqueue NIC -------------------------------------
 tap=xpsi$$
@@ -140,13 +128,14 @@ ip link set "$tap" up
 if [[ ${XPS_STEER_KVM:-0} == 1 ]]; then
 	accel=(-accel kvm -cpu host)
 else
-	accel=(-accel tcg,thread=single) # see test/vm.sh
+	# shellcheck disable=SC2054 # one QEMU argument, commas included (see test/vm.sh)
+	accel=(-accel tcg,thread=single)
 fi
 log=$out/console.log
 cmdline="root=/dev/vda rootfstype=ext4 rw init=/test/install.sh console=ttyS0 net.ifnames=0"
 cmdline+=" panic=-1 oops=panic loglevel=5 printk.time=1"
 say "booting $abi from the image (tap $tap, 4 queue pairs), console $log"
-t=$(now)
+t=$(now_us)
 set +e
 timeout --foreground -k 10 "$tmo" \
 	qemu-system-x86_64 "${accel[@]}" -smp 4 -m 1G \
@@ -158,16 +147,16 @@ timeout --foreground -k 10 "$tmo" \
 	</dev/null 2>&1 | sed -u 's/\r$//' >"$log"
 status=("${PIPESTATUS[@]}")
 set -e
-say "QEMU ran $(secs "$t") s"
+say "QEMU ran $(secs_since "$t") s"
 
 tr -d '\r' <"$log" | sed -n '/^KTAP version/,/^XPS_STEER_GUEST_EXIT/p' >"$out/install.tap"
 grep -E '^(not )?ok |^# (FAIL|SKIP)' "$out/install.tap" >&2 || true
 fail=0
-console_verdict "$me" "$log" "${status[0]}" "$tmo" || fail=1
+console_verdict "$ME" "$log" "${status[0]}" "$tmo" || fail=1
 summary=$(tap_summary "$out/install.tap") || fail=1
 # Every install check applies to the package on any machine: a skip fails.
 [[ $summary == *", 0 skipped" ]] || fail=1
-echo "$me: $summary in the guest; total $(secs "$t_start") s"
-echo "$me: console log $log"
+echo "$ME: $summary in the guest; total $(secs_since "$t_start") s"
+echo "$ME: console log $log"
 ((fail == 0)) || die "see above"
-echo "$me: PASS"
+echo "$ME: PASS"

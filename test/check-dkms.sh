@@ -1,5 +1,5 @@
 #!/bin/bash
-# dkms-test.sh - `make check-dkms`: prove that dkms.conf works with each
+# check-dkms.sh - `make check-dkms`: prove that dkms.conf works with each
 # suite's own dkms (bullseye: 2.8, bookworm: 3.0, sid: 3.2+), as a user runs
 # it, in a throw-away overlay of that suite's cached chroot (test/chroot.sh):
 #
@@ -18,36 +18,28 @@
 #   6. `make dkms-install KVER=<abi>` and `make dkms-uninstall` from a copy
 #      of the source tree (no git there: the tarball case) do the same.
 #
-# Usage: test/dkms-test.sh [SUITE...]   (default: bullseye bookworm sid)
+# Usage: test/check-dkms.sh [SUITE...]   (default: bullseye bookworm sid)
 # Prints one "ok"/"not ok" line per step and suite; exits 1 if any failed.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(dirname "$here")
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # shellcheck source=overlay.sh
-. "$here/overlay.sh"
+. "$TOP/test/overlay.sh"
 
 suites=("$@")
 ((${#suites[@]})) || suites=(bullseye bookworm sid)
-[[ $(id -u) == 0 ]] || { echo "dkms-test.sh: FAIL: must run as root" >&2 && exit 1; }
+[[ $(id -u) == 0 ]] || die "must run as root"
 
-ver=$("$top/scripts/pkg.sh" version)
+ver=$("$TOP/scripts/pkg.sh" version)
 name=xps-steer
 work=$(mktemp -d "${TMPDIR:-/tmp}/xps_steer-dkms.XXXXXX")
-cleanup() {
-	overlay_down
-	rm -rf "$work"
-}
-trap cleanup EXIT
+on_exit overlay_down
+on_exit rm -rf "$work"
 
-npass=0 nfail=0
-ok() { echo "ok - $suite: $*" && npass=$((npass + 1)); }
-notok() {
-	echo "not ok - $suite: $*"
-	nfail=$((nfail + 1))
-	[[ -s $work/out ]] && tail -n 25 "$work/out" | sed 's/^/#   /'
-	return 0
-}
+# ok/fail MSG: one result line of this suite (lib.sh's pass/notok).
+ok() { pass "$suite: $*"; }
+fail() { notok "$suite: $*" "$work/out"; }
 # step DESC CMD...: run CMD in the overlay, output in $work/out.
 step() {
 	local desc=$1
@@ -57,13 +49,13 @@ step() {
 	((rc)) || return 0
 	# A failed build: what the compiler said is in dkms's make.log.
 	cat "$OV_ROOT/var/lib/dkms/$name/$ver/build/make.log" >>"$work/out" 2>/dev/null || true
-	notok "$desc (exit status $rc)"
+	fail "$desc (exit status $rc)"
 	return 1
 }
 # Complaints about dkms.conf (a deprecated, obsolete or ignored directive).
 clean_output() {
 	if grep -iE 'deprecat|obsolete|dkms\.conf|unsupported|ignor' "$work/out" >"$work/warn"; then
-		notok "$1: dkms complained:"
+		fail "$1: dkms complained:"
 		sed 's/^/#   /' "$work/warn"
 		return 1
 	fi
@@ -74,13 +66,13 @@ for suite in "${suites[@]}"; do
 	overlay_down
 	rm -rf "$work/ov"
 	if ! overlay_up "$suite" "$work/ov"; then
-		notok "cannot set up an overlay of the chroot"
+		fail "cannot set up an overlay of the chroot"
 		continue
 	fi
 	abi=$(sed -n 's/^ABI=//p' "$OV_LOWER/.xps_steer-info")
 	dkmsv=$(sed -n 's/^DKMS=//p' "$OV_LOWER/.xps_steer-info")
 	echo "# $suite: kernel $abi, dkms $dkmsv"
-	"$top/scripts/pkg.sh" install-src "$OV_ROOT/usr/src/$name-$ver" 2>/dev/null
+	"$TOP/scripts/pkg.sh" install-src "$OV_ROOT/usr/src/$name-$ver" 2>/dev/null
 
 	if step "dkms add" dkms add -m "$name" -v "$ver" && clean_output "dkms add"; then
 		ok "dkms $dkmsv add accepts dkms.conf"
@@ -90,14 +82,14 @@ for suite in "${suites[@]}"; do
 		step "dkms install -k $abi" dkms install -m "$name" -v "$ver" -k "$abi"; then
 		ko=$(find "$OV_ROOT/lib/modules/$abi/updates/dkms" -name 'xps_steer.ko*' 2>/dev/null | head -n1 || true)
 		if [[ -z $ko ]]; then
-			notok "no xps_steer.ko* in /lib/modules/$abi/updates/dkms after dkms install"
+			fail "no xps_steer.ko* in /lib/modules/$abi/updates/dkms after dkms install"
 		else
 			mv_=$(ov_run modinfo -F vermagic "${ko#"$OV_ROOT"}" | awk '{ print $1 }')
 			mver=$(ov_run modinfo -F version "${ko#"$OV_ROOT"}")
 			if [[ $mv_ == "$abi" && $mver == "$ver" ]]; then
 				ok "dkms build/install for $abi: ${ko#"$OV_ROOT"} (vermagic $mv_, version $mver)"
 			else
-				notok "${ko#"$OV_ROOT"}: vermagic '$mv_' (want $abi), version '$mver' (want $ver)"
+				fail "${ko#"$OV_ROOT"}: vermagic '$mv_' (want $abi), version '$mver' (want $ver)"
 			fi
 		fi
 	fi
@@ -111,14 +103,14 @@ for suite in "${suites[@]}"; do
 	if ((rc != 0)) && grep -qiE 'exclusive|not supported|excluded' "$work/out"; then
 		ok "BUILD_EXCLUSIVE_KERNEL refuses kernel $old (exit $rc: $(grep -iE -m1 'exclusive|not supported|excluded' "$work/out" | sed 's/^ *//'))"
 	else
-		notok "dkms build for excluded kernel $old: exit $rc, no exclusion message"
+		fail "dkms build for excluded kernel $old: exit $rc, no exclusion message"
 	fi
 	if step "dkms remove --all" dkms remove -m "$name" -v "$ver" --all; then
 		left=$(find "$OV_ROOT/lib/modules" -name 'xps_steer.ko*' 2>/dev/null || true)
 		if [[ -z $left ]]; then
 			ok "dkms remove --all leaves no xps_steer.ko in /lib/modules"
 		else
-			notok "after dkms remove: $left"
+			fail "after dkms remove: $left"
 		fi
 	fi
 	# AUTOINSTALL, through the kernel packages' own hook.
@@ -128,33 +120,33 @@ for suite in "${suites[@]}"; do
 		if [[ -n $ko ]]; then
 			ok "AUTOINSTALL: the kernel postinst hook built and installed ${ko#"$OV_ROOT"}"
 		else
-			notok "AUTOINSTALL: /etc/kernel/postinst.d/dkms $abi installed nothing"
+			fail "AUTOINSTALL: /etc/kernel/postinst.d/dkms $abi installed nothing"
 		fi
 	fi
 	step "dkms remove --all" dkms remove -m "$name" -v "$ver" --all || true
 	# make dkms-install / dkms-uninstall from an unpacked source tree, with
 	# a stray build product that must not reach /usr/src.
 	mkdir -p "$OV_ROOT/tmp/xps-src"
-	(cd "$top" && "$top/scripts/pkg.sh" files && find debian rpm scripts -type f) |
-		(cd "$top" && tar -cf - --no-recursion -T -) | tar -C "$OV_ROOT/tmp/xps-src" -xf -
+	(cd "$TOP" && "$TOP/scripts/pkg.sh" files && find debian rpm scripts -type f) |
+		(cd "$TOP" && tar -cf - --no-recursion -T -) | tar -C "$OV_ROOT/tmp/xps-src" -xf -
 	touch "$OV_ROOT/tmp/xps-src/src/stray.o"
 	if step "make dkms-install" make -C /tmp/xps-src dkms-install KVER="$abi"; then
 		ko=$(find "$OV_ROOT/lib/modules/$abi/updates/dkms" -name 'xps_steer.ko*' 2>/dev/null || true)
 		if [[ -z $ko ]]; then
-			notok "make dkms-install: no xps_steer.ko for $abi"
+			fail "make dkms-install: no xps_steer.ko for $abi"
 		elif [[ -e $OV_ROOT/usr/src/$name-$ver/src/stray.o ]]; then
-			notok "make dkms-install copied a build product (src/stray.o) to /usr/src"
+			fail "make dkms-install copied a build product (src/stray.o) to /usr/src"
 		elif step "make dkms-uninstall" make -C /tmp/xps-src dkms-uninstall; then
 			left=$(find "$OV_ROOT/lib/modules" -name 'xps_steer.ko*' 2>/dev/null || true)
 			if [[ -z $left && ! -e $OV_ROOT/usr/src/$name-$ver ]]; then
 				ok "make dkms-install KVER=$abi installs ${ko#"$OV_ROOT"}, make dkms-uninstall removes it and /usr/src/$name-$ver"
 			else
-				notok "after make dkms-uninstall: ${left:-} $(ls -d "$OV_ROOT/usr/src/$name-$ver" 2>/dev/null)"
+				fail "after make dkms-uninstall: ${left:-} $(ls -d "$OV_ROOT/usr/src/$name-$ver" 2>/dev/null)"
 			fi
 		fi
 	fi
 	overlay_down
 	echo "# $suite: $((SECONDS - t0)) s"
 done
-echo "dkms-test: $npass passed, $nfail failed"
-((nfail == 0))
+echo "$ME: $NPASS passed, $NFAIL failed"
+((NFAIL == 0))

@@ -1,10 +1,14 @@
 #!/bin/bash
-# matrix.sh - `make check-matrix`: build, DKMS-install and boot xps_steer on
-# every Debian kernel we can reach, each with its own distribution's tools,
-# and write the result table to docs/compat.md.
+# check-matrix.sh - `make check-matrix`: build, DKMS-install and boot
+# xps_steer on every Debian kernel we can reach, each with its own
+# distribution's tools, and write the result table to docs/compat.md.
 #
-# Usage: test/matrix.sh [SUITE...]   (default: bullseye bookworm
-#                                     bookworm-backports sid)
+# Usage: test/check-matrix.sh [T=name[,name...]] [SUITE...]
+#   SUITE: default bullseye bookworm bookworm-backports sid.
+#   T= boots just these tests of the functional suite (suite.sh --list);
+#   an unknown name is refused (exit 2) before anything is built. A T= run
+#   writes its table to $XPS_STEER_OUT/compat.md, not docs/compat.md
+#   (which records whole-suite runs only), unless XPS_STEER_COMPAT_MD says.
 #
 # For each suite, in its cached debootstrap chroot (test/chroot.sh), seen
 # through a throw-away overlay so the cache stays clean:
@@ -39,7 +43,9 @@ set -euo pipefail
 # changes this file during a (long) run does not change the running one.
 {
 
-top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+top=$TOP
 all=(bullseye bookworm bookworm-backports sid)
 chroot_sh=$top/test/chroot.sh
 cache_root=${XPS_STEER_CACHE:-/var/cache/xps_steer}
@@ -55,28 +61,32 @@ qemu_lock=${XPS_STEER_QEMU_LOCK:-/var/cache/xps_steer/qemu.lock}
 # products are removed from the copy).
 ship=(Kbuild Makefile VERSION dkms.conf src)
 
-die() {
-	echo "matrix.sh: FAIL: $*" >&2
-	exit 1
-}
-say() { echo "matrix.sh: $*" >&2; }
-now() { echo "${EPOCHREALTIME/./}"; }
-secs() { echo $(((${EPOCHREALTIME/./} - $1 + 500000) / 1000000)); }
 
 if [[ -n ${MAKELEVEL:-} ]]; then
 	command="make check-matrix"
 else
-	command="test/matrix.sh${*:+ $*}"
+	command="test/check-matrix.sh${*:+ $*}"
 fi
-suites=("$@")
+spec='' suites=()
+for arg in "$@"; do
+	case $arg in
+	T=*) spec=${arg#T=} ;;
+	*) suites+=("$arg") ;;
+	esac
+done
+names=$(select_names "$top/test/guest/suite.sh" "$spec") || exit
+sel=$(paste -sd, <<<"$names")
 ((${#suites[@]})) || suites=("${all[@]}")
 for s in "${suites[@]}"; do
-	[[ " ${all[*]} " == *" $s "* ]] || { echo "matrix.sh: unknown suite '$s' (one of: ${all[*]})" >&2 && exit 2; }
+	[[ " ${all[*]} " == *" $s "* ]] || die_usage "unknown suite '$s' (one of: ${all[*]})"
 done
 [[ $(id -u) == 0 ]] || die "must run as root (debootstrap, chroot, overlay mounts)"
 out=${XPS_STEER_OUT:-$(mktemp -d /tmp/xps_steer-matrix.XXXXXX)}
 mkdir -p "$out"
-t_all=$(now)
+if [[ -n $spec && $spec != all && -z ${XPS_STEER_COMPAT_MD:-} ]]; then
+	compat_md=$out/compat.md
+fi
+t_all=$(now_us)
 # The source tested: taken now, not when the (long) run ends.
 rev=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)
 
@@ -90,8 +100,8 @@ pkgname=$(sed -n 's/^PACKAGE_NAME="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$top/dkms.co
 
 # Overlays mounted by this run, unmounted whatever happens.
 mounts=()
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() {
+# shellcheck disable=SC2317 # run at exit (on_exit)
+umount_all() {
 	local m
 	for m in ${mounts[@]+"${mounts[@]}"}; do
 		mountpoint -q "$m" && { umount "$m" 2>/dev/null || umount -l "$m"; }
@@ -99,7 +109,7 @@ cleanup() {
 	done
 	return 0
 }
-trap cleanup EXIT
+on_exit umount_all
 trap 'exit 130' INT TERM
 
 # copy_src DEST: the files the packages ship, without build products:
@@ -123,10 +133,10 @@ declare -A R_chroot R_build R_dkms R_boot R_pass R_fail R_skip R_abi R_kver R_gc
 for s in "${suites[@]}"; do
 	mkdir -p "$out/$s"
 	(
-		t=$(now)
+		t=$(now_us)
 		rc=0
 		"$chroot_sh" ensure "$s" >"$out/$s/chroot.path" 2>"$out/$s/chroot.log" || rc=$?
-		echo "$rc $(secs "$t")" >"$out/$s/chroot.status"
+		echo "$rc $(secs_since "$t")" >"$out/$s/chroot.status"
 	) &
 done
 say "chroots: ensuring ${suites[*]} in parallel (logs $out/<suite>/chroot.log)"
@@ -172,7 +182,7 @@ run_suite() {
 	say "$s: kernel $abi (${R_kver[$s]}), gcc ${R_gcc[$s]}, dkms ${R_dkmsv[$s]}"
 
 	# 1. build with the suite's compiler; warnings fail.
-	t=$(now)
+	t=$(now_us)
 	copy_src "$d/root/root/xps_steer"
 	rc=0
 	"$chroot_sh" run "$d/root" make -C /root/xps_steer KDIR="/usr/src/linux-headers-$abi" \
@@ -189,11 +199,11 @@ run_suite() {
 	fi
 	# The compat probes' verdict, as the build prints it.
 	R_probes[$s]=$(sed -n 's/^xps_steer: compat probes: //p' "$d/build.log" | tail -n1)
-	say "$s: build ${R_build[$s]} ($(secs "$t") s, log $d/build.log)"
-	R_time[$s]+=", build $(secs "$t") s"
+	say "$s: build ${R_build[$s]} ($(secs_since "$t") s, log $d/build.log)"
+	R_time[$s]+=", build $(secs_since "$t") s"
 
 	# 2. DKMS, as a user would.
-	t=$(now)
+	t=$(now_us)
 	copy_src "$d/root/usr/src/$pkgname-$version"
 	R_dkms[$s]=FAIL
 	rc=0
@@ -217,8 +227,8 @@ run_suite() {
 		R_dkms[$s]=PASS
 		echo "installed: ${ko#"$d/root"}, version $modv" >>"$d/dkms.log"
 	fi
-	say "$s: dkms ${R_dkms[$s]} ($(secs "$t") s, log $d/dkms.log)"
-	R_time[$s]+=", dkms $(secs "$t") s"
+	say "$s: dkms ${R_dkms[$s]} ($(secs_since "$t") s, log $d/dkms.log)"
+	R_time[$s]+=", dkms $(secs_since "$t") s"
 
 	# 3. Boot the suite's kernel with the DKMS-installed module.
 	R_boot[$s]=FAIL R_pass[$s]=0 R_fail[$s]=0 R_skip[$s]=0
@@ -231,18 +241,18 @@ run_suite() {
 	else
 		# One QEMU guest at a time on this machine, whoever runs it: TCG
 		# guests starved of CPU fail timing-dependent checks.
-		t=$(now)
+		t=$(now_us)
 		say "$s: boot: waiting for $qemu_lock"
 		mkdir -p "${qemu_lock%/*}"
 		exec 7>"$qemu_lock"
 		flock 7
-		say "$s: boot: got the QEMU lock after $(secs "$t") s"
-		t=$(now)
+		say "$s: boot: got the QEMU lock after $(secs_since "$t") s"
+		t=$(now_us)
 		console=$d/console.log
 		rc=0
 		"$top/test/vm.sh" --kernel-root "$d/root" --abi "$abi" --module xps_steer \
 			--script "$top/test/guest/matrix.sh" --smp 4 --timeout "$boot_timeout" \
-			--log "$console" >/dev/null 2>"$d/vm.log" || rc=$?
+			--log "$console" -- "T=$sel" >/dev/null 2>"$d/vm.log" || rc=$?
 		tr -d '\r' <"$console" >"$d/suite.tap"
 		R_skip[$s]=$(grep -cE '^ok [0-9]+ .*# SKIP' "$d/suite.tap" || true)
 		R_pass[$s]=$(($(grep -cE '^ok [0-9]+' "$d/suite.tap" || true) - R_skip[$s]))
@@ -263,8 +273,8 @@ run_suite() {
 			R_boot[$s]=PASS
 		fi
 		exec 7>&-
-		say "$s: boot ${R_boot[$s]}: ${R_pass[$s]} passed, ${R_fail[$s]} failed, ${R_skip[$s]} skipped ($(secs "$t") s, console $console)"
-		R_time[$s]+=", boot $(secs "$t") s"
+		say "$s: boot ${R_boot[$s]}: ${R_pass[$s]} passed, ${R_fail[$s]} failed, ${R_skip[$s]} skipped ($(secs_since "$t") s, console $console)"
+		R_time[$s]+=", boot $(secs_since "$t") s"
 	fi
 
 	# dkms remove must take the module out again.
@@ -336,7 +346,7 @@ done
 {
 	echo "# Compatibility: the Debian kernel matrix"
 	echo
-	echo "<!-- Generated by test/matrix.sh (make check-matrix). Do not edit: re-run it. -->"
+	echo "<!-- Generated by test/check-matrix.sh (make check-matrix). Do not edit: re-run it. -->"
 	echo
 	echo "Generated $(date -u '+%Y-%m-%d %H:%M UTC') by \`$command\` (source $rev, xps_steer $version),"
 	echo "as root on Debian 12 (x86_64), guests under QEMU TCG with 4 vCPUs."
@@ -397,7 +407,7 @@ done
 		fi
 	done
 	echo
-	echo "Run time: $(secs "$t_all") s in total; per suite: $(for s in "${suites[@]}"; do printf '%s (%s); ' "$s" "${R_time[$s]}"; done | sed 's/; $//')."
+	echo "Run time: $(secs_since "$t_all") s in total; per suite: $(for s in "${suites[@]}"; do printf '%s (%s); ' "$s" "${R_time[$s]}"; done | sed 's/; $//')."
 	echo
 	if [[ -f $top/src/probes/describe.sh ]]; then
 		echo "## Compile probes"
@@ -416,7 +426,7 @@ for s in "${suites[@]}"; do
 	say "$(printf '%-19s build %-7s dkms %-7s boot %-7s %s passed, %s failed, %s skipped' "$s" \
 		"${R_build[$s]}" "${R_dkms[$s]}" "${R_boot[$s]}" "${R_pass[$s]:-0}" "${R_fail[$s]:-0}" "${R_skip[$s]:-0}")"
 done
-say "total $(secs "$t_all") s"
+say "total $(secs_since "$t_all") s"
 if ((${#failed[@]})); then
 	say "FAIL: ${failed[*]}"
 	exit 1

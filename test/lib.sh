@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# lib.sh - the one library of the host-side test scripts (bash), sourced by
+# every entry point under test/ (. "$(dirname "${BASH_SOURCE[0]}")/lib.sh").
+#
+#   TOP                   the repository's root
+#   ME                    the entry script's name (messages start with it)
+#   say MSG...            "ME: MSG" on stderr
+#   die MSG...            "ME: FAIL: MSG" on stderr, exit 1
+#   die_usage MSG...      "ME: MSG" on stderr, exit 2 (a usage error)
+#   usage                 the entry script's header comment, exit 2
+#   now_us / secs_since T the clock in microseconds, whole seconds since T
+#   build_copy DIR KDIR   build the module in a copy of the tree, DIR/build
+#                         (the work tree's own build products stay
+#                         untouched); the log in DIR/build.log
+#   test_names SCRIPT     the names of a guest suite's tests, in order
+#   select_names SCRIPT SPEC
+#                         SPEC (T=: "name,name...", or empty/"all") checked
+#                         against SCRIPT's names before anything boots;
+#                         prints the names, one a line; an unknown name is
+#                         refused (die_usage)
+#   pass MSG / notok MSG [OUT]
+#                         a KTAP-style "ok - MSG" / "not ok - MSG" line
+#                         (the last lines of OUT as diagnostics), counted
+#                         in NPASS / NFAIL
+#   on_exit CMD...        run CMD at exit (after those registered before)
+#   console_verdict ...   the splat scan of a guest's console (below)
+#   tap_summary TAP...    "P passed, F failed, S skipped" (below)
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ME=$(realpath "${BASH_SOURCE[-1]}")
+ME=${ME#"$TOP"/}
+ME=${ME#test/}
+
+say() { echo "$ME: $*" >&2; }
+die() {
+	echo "$ME: FAIL: $*" >&2
+	exit 1
+}
+die_usage() {
+	echo "$ME: $*" >&2
+	exit 2
+}
+usage() {
+	sed -n '2,/^set -euo/{/^set -euo/d;/^# shellcheck/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[-1]}" >&2
+	exit 2
+}
+
+now_us() { echo "${EPOCHREALTIME/./}"; }
+secs_since() { echo $((($(now_us) - $1 + 500000) / 1000000)); }
+
+build_copy() {	# DIR KDIR
+	mkdir -p "$1/build"
+	tar -C "$TOP" --exclude=.git --exclude='*.o' --exclude='*.ko' -cf - . | tar -C "$1/build" -xf -
+	make -s -C "$1/build" KDIR="$2" >"$1/build.log" 2>&1 ||
+		{ cat "$1/build.log" >&2; die "module build against $2 failed"; }
+}
+
+NPASS=0 NFAIL=0
+pass() {
+	echo "ok - $*"
+	NPASS=$((NPASS + 1))
+}
+notok() {
+	echo "not ok - $1"
+	NFAIL=$((NFAIL + 1))
+	[[ -z ${2:-} || ! -s $2 ]] || tail -n 25 "$2" | sed 's/^/#   /'
+}
+
+EXIT_CMDS=()
+on_exit() {
+	EXIT_CMDS+=("$(printf '%q ' "$@")")
+	trap run_exit_cmds EXIT
+}
+run_exit_cmds() {
+	local c
+	for c in "${EXIT_CMDS[@]}"; do eval "$c" || true; done
+}
+
+test_names() {	# SCRIPT
+	bash "$1" --list
+}
+
+select_names() {	# SCRIPT SPEC
+	local script=$1 spec=$2 name
+	local -a known want
+	mapfile -t known < <(test_names "$script")
+	((${#known[@]})) || die "$script --list printed no test names"
+	if [[ -z $spec || $spec == all ]]; then
+		printf '%s\n' "${known[@]}"
+		return 0
+	fi
+	IFS=, read -ra want <<<"$spec"
+	((${#want[@]})) || die_usage "T=$spec names no test"
+	for name in "${want[@]}"; do
+		[[ " ${known[*]} " == *" $name "* ]] ||
+			die_usage "T=$spec: unknown test '$name'; the tests of ${script#"$TOP"/} are: ${known[*]}"
+	done
+	printf '%s\n' "${want[@]}"
+}
+
+# console_verdict NAME LOG QEMU_STATUS TIMEOUT
+#   0 only if the guest printed XPS_STEER_GUEST_EXIT=0 and the kernel
+#   reported no problem (WARNING/BUG/Oops/panic/stall/... in the console,
+#   or a WARN/oops/bad-page/soft-lockup taint flag in the
+#   XPS_STEER_GUEST_TAINT=<n> line); else 1, with one `NAME: FAIL: reason`
+#   line per problem on stderr. QEMU_STATUS 124/137 (timeout(1)) is a
+#   timeout after TIMEOUT seconds.
+console_verdict() {
+	local name=$1 log=$2 qstatus=$3 tmo=$4 fail=0 line problems taint bad flag rc
+	# Only kernel log lines ("[  12.345678] ...", possibly glued to the end of
+	# a script's partial line) count, so a test script that merely prints the
+	# word WARNING: is not mistaken for a kernel splat.
+	problems='WARNING:|BUG:|Oops|Kernel panic|general protection fault|Call Trace|KASAN|UBSAN'
+	problems+='|possible circular locking|lockdep|rcu_[a-z]+ (self-)?detected stall|RCU stall'
+	problems+='|blocked for more than|kmemleak|refcount_t|unregister_netdevice: waiting for'
+	if line=$(grep -m1 -E "\[ *[0-9]+\.[0-9]+\] .*($problems)" "$log"); then
+		echo "$name: FAIL: kernel reported: ${line#*] }" >&2
+		fail=1
+	fi
+	# Taint flags catch splats the console may have missed. The out-of-tree /
+	# unsigned module flags (O, E) are expected and ignored.
+	taint=$(sed -n 's/.*XPS_STEER_GUEST_TAINT=\([0-9]*\).*/\1/p' "$log" | tail -n1)
+	bad=''
+	for flag in 4:M:machine-check 5:B:bad-page 7:D:oops 9:W:warning 14:L:soft-lockup; do
+		((${taint:-0} >> ${flag%%:*} & 1)) && bad+=" ${flag#*:}"
+	done
+	if [[ -n $bad ]]; then
+		echo "$name: FAIL: kernel tainted $taint:$bad" >&2
+		fail=1
+	fi
+	rc=$(sed -n 's/.*XPS_STEER_GUEST_EXIT=\([0-9]*\).*/\1/p' "$log" | tail -n1)
+	if ((qstatus == 124 || qstatus == 137)); then
+		echo "$name: FAIL: timeout after $tmo s" >&2
+		fail=1
+	elif [[ -z $rc ]]; then
+		echo "$name: FAIL: guest did not report an exit status (qemu exit $qstatus)" >&2
+		fail=1
+	elif ((rc != 0)); then
+		echo "$name: FAIL: guest script exited $rc" >&2
+		fail=1
+	fi
+	return "$fail"
+}
+
+# tap_summary TAP...: prints "P passed, F failed, S skipped" over these KTAP
+# files (a SKIP is counted as a skip, never as a pass). Returns 1 unless
+# something passed and nothing failed.
+tap_summary() {
+	local all passed failed skipped
+	all=$(cat "$@" | tr -d '\r')
+	skipped=$(grep -cE '^ok [0-9]+ .*# SKIP' <<<"$all" || true)
+	passed=$(($(grep -cE '^ok [0-9]+' <<<"$all" || true) - skipped))
+	failed=$(grep -cE '^not ok [0-9]+' <<<"$all" || true)
+	echo "$passed passed, $failed failed, $skipped skipped"
+	((passed > 0 && failed == 0))
+}
