@@ -10,8 +10,11 @@
 #
 # Try and test, as root on Debian 12 (each installs what it needs with apt):
 #   make demo            boot a QEMU guest and show CPU -> queue per packet
-#   make check           lint, build, the functional suite in a QEMU guest and
-#                        the bad-input catalogue check
+#   make check           lint, build, the functional suite in a QEMU guest,
+#                        the bad-input catalogue check and check-nics
+#   make check-nics      steering, unload under traffic, driver reload and
+#                        ethtool -L on real NIC drivers in guests (virtio-net,
+#                        vmxnet3, igb with sid's QEMU)
 #   make check-matrix    build, DKMS-install and boot the suite on Debian's 5.10,
 #                        6.1, 6.12 and 7.x kernels; writes docs/compat.md
 #   make check-install   apt install the .deb in a Debian 12 chroot, boot it with
@@ -61,6 +64,9 @@ demo:
 check:
 	test/check.sh
 
+check-nics:
+	test/check-nics.sh
+
 check-matrix:
 	test/matrix.sh
 
@@ -102,6 +108,6 @@ ci:
 	.ci/run
 
 .PHONY: all modules clean kdir-exists dkms-install dkms-uninstall deb rpm \
-	demo check check-matrix check-install check-packages check-dkms \
+	demo check check-nics check-matrix check-install check-packages check-dkms \
 	check-rpm check-version check-stress check-debug fuzz fuzz-ci \
 	fuzz-selftest bench ci

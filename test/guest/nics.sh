@@ -7,7 +7,7 @@
 #
 # Per-packet oracle: the net/net_dev_start_xmit tracepoint records every
 # frame handed to the driver, with the CPU that handed it over (the [00N]
-# column) and its queue_mapping. A real NIC has a qdisc (mq + pfifo_fast),
+# column) and its queue_mapping. A real NIC has a qdisc (mq, one child each),
 # so a frame chosen a queue by its sender's CPU can be handed to the driver
 # later by another CPU (a qdisc run from a softirq or a TX completion): the
 # sender is therefore also identified by the frame's length (the sender
