@@ -309,13 +309,13 @@ senders_up() {
 	done
 }
 
-t_rmmod_traffic() {
-	local cpu pid pids=() rc sent after t0 err=0
-	need_nic && need_attached || return
-	local -a masks
-	read -r -a masks <<<"$(masks_of rev_queue)"
-	set_masks "$DEV" "${masks[@]}" || return
-	klog_mark
+# under_traffic CMD...: a sender per CPU (bg_sender) into a trace of DEV;
+# once all have sent, a second later, CMD runs between the trace markers
+# XPS_NICS_CMD_START and XPS_NICS_CMD_DONE, the senders go on for 2 s
+# more, then stop; the trace is saved once the qdisc drained. CMD's status
+# in UT_RC, its output in $W/ut.out, its time in UT_MS.
+under_traffic() {
+	local cpu pid pids=() t0 err=0
 	rm -f "$W/stop" "$W"/bg.*
 	trace_start "$DEV"
 	export W DST BASE
@@ -325,15 +325,14 @@ t_rmmod_traffic() {
 		taskset -c "$cpu" bash -c 'bg_sender "$1"' bg_sender "$cpu" &
 		pids+=($!)
 	done
-	# The unload comes once every sender has sent, and a second later.
 	wait_until 60 senders_up || fail "the senders did not all start within 60 s"
 	sleep 1
-	echo XPS_NICS_RMMOD_START >"$TR/trace_marker"
+	echo XPS_NICS_CMD_START >"$TR/trace_marker"
 	t0=${EPOCHREALTIME/./}
-	modprobe -r xps_steer >"$W/rmmod.out" 2>&1
-	rc=$?
-	echo XPS_NICS_RMMOD_DONE >"$TR/trace_marker"
-	diag "modprobe -r xps_steer under traffic: rc $rc, $(((${EPOCHREALTIME/./} - t0) / 1000)) ms"
+	"$@" >"$W/ut.out" 2>&1
+	UT_RC=$?
+	UT_MS=$(((${EPOCHREALTIME/./} - t0) / 1000))
+	echo XPS_NICS_CMD_DONE >"$TR/trace_marker"
 	sleep 2
 	touch "$W/stop"
 	for pid in "${pids[@]}"; do
@@ -341,28 +340,49 @@ t_rmmod_traffic() {
 	done
 	wait_until 10 qdisc_drained
 	trace_stop
-	((rc == 0)) || { fail "modprobe -r xps_steer under traffic failed (rc=$rc)"; diag_file "$W/rmmod.out"; }
 	((err == 0)) || fail "a background sender did not stop"
+}
+
+# bg_sent CPU: what CPU's background sender sent.
+bg_sent() { cat "$W/bg.$1" 2>/dev/null || echo 0; }
+
+# every_cpu QUEUES-FN MIN: "cpu:queues:MIN ..." for check_tbl.
+every_cpu() {
+	local cpu out=''
+	for cpu in $CPUS; do out+="$cpu:$("$1" "$cpu"):$2 "; done
+	echo "${out% }"
+}
+
+t_rmmod_traffic() {
+	local cpu sent seen
+	local -a masks
+	need_nic && need_attached || return
+	read -r -a masks <<<"$(masks_of rev_queue)"
+	set_masks "$DEV" "${masks[@]}" || return
+	klog_mark
+	under_traffic modprobe -r xps_steer
+	diag "modprobe -r xps_steer under traffic: rc $UT_RC, $UT_MS ms"
+	((UT_RC == 0)) || { fail "modprobe -r xps_steer under traffic failed (rc=$UT_RC)"; diag_file "$W/ut.out"; }
 	path_absent "$XS" || fail "$XS still exists after modprobe -r"
 	klog_expect "$DEV: detached"
 	no_splat
 	# Before the unload every frame followed the map; after it every CPU
 	# still sent; everything sent was transmitted.
-	sed -n '/XPS_NICS_RMMOD_START/q;p' "$W/trace.txt" >"$W/trace.before"
+	sed -n '/XPS_NICS_CMD_START/q;p' "$W/trace.txt" >"$W/trace.before"
 	tbl_from_trace "$W/trace.before" >"$W/tbl"
 	diag "before the unload:"
 	tbl_matrix "$W/tbl" "$NQ"
-	check "$(for cpu in $CPUS; do printf '%s:%s:1 ' "$cpu" "$(rev_queue "$cpu")"; done)" "before modprobe -r"
-	tbl_from_trace "$W/trace.txt" XPS_NICS_RMMOD_DONE >"$W/tbl"
+	check "$(every_cpu rev_queue 1)" "before modprobe -r"
+	tbl_from_trace "$W/trace.txt" XPS_NICS_CMD_DONE >"$W/tbl"
 	diag "after the unload ($MOVED handed over by another CPU):"
 	tbl_matrix "$W/tbl" "$NQ"
-	check "$(for cpu in $CPUS; do printf '%s:*:1 ' "$cpu"; done)" "traffic continues after modprobe -r"
+	check "$(every_cpu any_queue 1)" "traffic continues after modprobe -r"
 	tbl_from_trace "$W/trace.txt" >"$W/tbl"
 	for cpu in $CPUS; do
-		sent=$(cat "$W/bg.$cpu" 2>/dev/null || echo 0)
-		after=$(awk -v c="$cpu" '$1 == c { t += $3 } END { print t + 0 }' "$W/tbl")
-		diag "cpu$cpu: sent $sent, transmitted $after"
-		((after >= sent && sent > 0)) || fail "cpu$cpu: $after frames seen of $sent sent"
+		sent=$(bg_sent "$cpu")
+		seen=$(awk -v c="$cpu" '$1 == c { t += $3 } END { print t + 0 }' "$W/tbl")
+		diag "cpu$cpu: sent $sent, transmitted $seen"
+		((seen >= sent && sent > 0)) || fail "cpu$cpu: $seen frames seen of $sent sent"
 	done
 	# Stock selection is back: every CPU has frames off its mapped queue.
 	send_all || return
@@ -407,6 +427,13 @@ t_reload() {
 	no_splat
 }
 
+# shrink KIND: ethtool -L DEV KIND NEWQ, then wait for the link; 3 if
+# ethtool refused (not supported).
+shrink() {
+	ethtool -L "$DEV" "$1" "$NEWQ" || return 3
+	wait_until 30 carrier_up || { echo "no carrier 30 s after ethtool -L"; return 1; }
+}
+
 # channels: the ethtool -l kind of channel this driver changes: combined or tx.
 channel_kind() {
 	ethtool -l "$DEV" 2>/dev/null | awk '
@@ -427,11 +454,22 @@ t_channels() {
 	NEWQ=2
 	klog_mark
 	steer_map rev_queue "$NQ queues, before ethtool -L" || return
-	if ! q ethtool -L "$DEV" "$kind" "$NEWQ"; then
-		skip "ethtool -L $DEV $kind $NEWQ: $(head -n 1 "$W/q.out")"
+	# The shrink under traffic from every CPU: from the moment ethtool -L
+	# returned (and the link is back, for drivers that reopen the device),
+	# no frame on a queue >= NEWQ. Frames queued on the removed queues at
+	# that moment are dropped with their qdiscs: no count is compared.
+	under_traffic shrink "$kind"
+	if ((UT_RC == 3)) && grep -q 'not supported' "$W/ut.out"; then
+		skip "ethtool -L $DEV $kind $NEWQ: $(head -n 1 "$W/ut.out")"
 		return
 	fi
-	wait_until 30 carrier_up || fail "no carrier after ethtool -L"
+	((UT_RC == 0)) || { fail "ethtool -L $DEV $kind $NEWQ under traffic (rc $UT_RC)"; diag_file "$W/ut.out"; return; }
+	diag "ethtool -L $DEV $kind $NEWQ under traffic: $UT_MS ms, link up again included"
+	tbl_from_trace "$W/trace.txt" XPS_NICS_CMD_DONE >"$W/tbl"
+	diag "frames after ethtool -L returned ($MOVED handed over by another CPU):"
+	tbl_matrix "$W/tbl" "$NQ"
+	check "$(every_cpu shrunk_queues 1)" "traffic during the shrink, after ethtool -L returned"
+	# And with the count settled: every datagram sent is seen.
 	send_all || return
 	# Per packet: never a queue >= NEWQ. CPUs whose mapped queue is still
 	# there keep it, the others fall back to stock selection below NEWQ.
