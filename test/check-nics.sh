@@ -2,99 +2,52 @@
 # check-nics.sh - `make check-nics` (also run by `make check`): xps_steer on
 # real NIC drivers. For each driver, one QEMU guest (Debian bookworm's 6.1
 # kernel from test/guest-kernel.sh, 4 vCPUs, single-threaded TCG, through
-# test/vm.sh) whose only NIC is that driver's, running test/guest/nics.sh
-# (KTAP, tests nic_<driver>_<name>): per-packet steering, modprobe -r under
-# traffic, driver reload, ethtool -L.
+# test/vm.sh, whose console verdict applies) whose only NIC is that
+# driver's, running test/guest/nics.sh (KTAP, tests nic_<driver>_<test>):
+# per-packet steering, modprobe -r under traffic, driver reload, ethtool -L.
 #
 # Usage:
-#   test/check-nics.sh [--ko FILE] [DRIVER...]
-#       DRIVER: virtio (virtio-net, 4 queue pairs on a host multi_queue tap
+#   test/check-nics.sh [--ko FILE] [T=name[,name...]]
+#       T= runs just these tests (test/guest/nics.sh --list), in the order
+#       given within each driver's guest; only the drivers they name are
+#       booted. An unknown name is refused (exit 2) before anything boots.
+#       Drivers: virtio (virtio-net, 4 queue pairs on a host multi_queue tap
 #       without an address), vmxnet3 (QEMU 7.2's model, user backend with
 #       restrict=on), igb (Intel 82576: needs QEMU >= 8, run from a cached
-#       Debian sid tree, user backend with restrict=on). Default: all three.
+#       Debian sid tree, user backend with restrict=on).
 #       --ko FILE: test this module (built against `guest-kernel.sh kdir`)
-#       instead of building the tree's in a temporary copy.
+#       instead of building the tree's in a copy.
 #   test/check-nics.sh qemu-sid
 #       create or refresh the sid QEMU tree and print its path.
 #
 # The sid QEMU tree: `debootstrap --variant=minbase sid` plus
 # qemu-system-x86 (no recommends), ~370 MB, cached in
-# ${XPS_STEER_CACHE:-/var/cache/xps_steer}/qemu-sid-<qemu version>; an
-# `apt-get update` inside at most every XPS_STEER_CHROOT_TTL seconds
-# (default 3600; XPS_STEER_CHROOT_REFRESH=0: never) upgrades it when sid's
-# QEMU moved. It runs QEMU through a wrapper that chroots into the tree in
-# a private mount namespace, with /dev, /proc, the kernel cache and vm.sh's
-# temporary directory bind-mounted at their own paths.
+# ${XPS_STEER_CACHE:-/var/cache/xps_steer}/qemu-sid-<qemu version>, built
+# and refreshed with test/lib.sh's root_bootstrap, in_root and apt_update
+# (as test/chroot.sh's suite chroots); an `apt-get update` inside at most
+# every XPS_STEER_CHROOT_TTL seconds (default 3600;
+# XPS_STEER_CHROOT_REFRESH=0: never) upgrades it when sid's QEMU moved. It
+# runs QEMU through a wrapper that chroots into the tree in a private mount
+# namespace, with /dev, /proc, the kernel cache and vm.sh's temporary
+# directory bind-mounted at their own paths.
 #
 # Guests run one at a time, each waiting for XPS_STEER_QEMU_LOCK (default
 # /var/cache/xps_steer/qemu.lock, as the matrix). Output: XPS_STEER_OUT
 # (default a new /tmp/xps_steer-nics.*): console-<driver>.log,
 # <driver>.tap. Prints one summary line per driver and
 # `check-nics: P passed, F failed, S skipped`; exit 0 only if every guest
-# passed its verdict (test/verdict.sh) and nothing failed.
+# passed vm.sh's console verdict and nothing failed.
 set -euo pipefail
-
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(dirname "$here")
-# shellcheck source=verdict.sh
-. "$here/verdict.sh"
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 export DEBIAN_FRONTEND=noninteractive
-me=check-nics
 cache_root=${XPS_STEER_CACHE:-/var/cache/xps_steer}
-
-die() {
-	echo "$me: FAIL: $*" >&2
-	exit 1
-}
-say() { echo "$me: $*" >&2; }
-usage() {
-	sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}" >&2
-	exit 2
-}
 
 # ------------------------------------------------------- sid QEMU tree --
 
-# sid_run DIR CMD...: CMD inside DIR with /proc mounted, clean environment.
-sid_run() {
-	local dir=$1
-	shift
-	# shellcheck disable=SC2016 # expanded by the inner shell
-	unshare --mount --propagation private -- /bin/bash -c '
-		set -e
-		d=$1
-		shift
-		mount -t proc proc "$d/proc"
-		mount --rbind /dev "$d/dev"
-		exec chroot "$d" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-			HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"' sid_run "$dir" "$@"
-}
-
-# The Debian mirror the host's apt uses (as test/chroot.sh).
-sid_mirror() {
-	local m
-	m=${XPS_STEER_MIRROR:-$(apt-cache policy 2>/dev/null |
-		awk '$3 ~ /^bookworm\// && $2 ~ /^https?:/ { print $2; exit }')}
-	echo "${m:-http://deb.debian.org/debian}"
-}
-
-# sid_update DIR LOG: apt-get update; a frozen mirror (its Release file
-# past Valid-Until) gets the date check switched off, and says so.
-sid_update() {
-	local out
-	if out=$(sid_run "$1" apt-get update -q 2>&1) && ! grep -q 'is expired' <<<"$out"; then
-		echo "$out" >>"$2"
-		return 0
-	fi
-	echo "$out" >>"$2"
-	grep -q 'is expired' <<<"$out" || return 1
-	say "sid: the mirror's Release file has expired (a frozen mirror?): Acquire::Check-Valid-Until off in this tree"
-	echo 'Acquire::Check-Valid-Until "false";' >"$1/etc/apt/apt.conf.d/91xps-steer-valid-until"
-	sid_run "$1" apt-get update -q >>"$2" 2>&1
-}
-
 # shellcheck disable=SC2016 # a dpkg-query format
-sid_qemu_version() { sid_run "$1" dpkg-query -W -f='${Version}' qemu-system-x86; }
+sid_qemu_version() { in_root "$1" dpkg-query -W -f='${Version}' qemu-system-x86; }
 
 # sid_key DIR: rename DIR to qemu-sid-<installed QEMU version>, stamp it,
 # print the new path.
@@ -116,20 +69,10 @@ sid_build() {
 	local tmp=$cache_root/qemu-sid.tmp logf=$cache_root/qemu-sid.log t=$SECONDS
 	rm -rf "$tmp"
 	: >"$logf"
-	command -v debootstrap >/dev/null ||
-		apt-get install -y -q debootstrap >>"$logf" 2>&1 || die "cannot install debootstrap"
-	say "sid: debootstrap --variant=minbase sid (log $logf)"
-	nice -n 5 debootstrap --variant=minbase sid "$tmp" "$(sid_mirror)" >>"$logf" 2>&1 ||
-		{ tail -n 20 "$logf" >&2; die "sid: debootstrap failed (log $logf)"; }
-	printf 'APT::Install-Recommends "false";\nAPT::Install-Suggests "false";\n' \
-		>"$tmp/etc/apt/apt.conf.d/90xps-steer"
-	printf '%s\n' 'path-exclude=/usr/share/doc/*' 'path-exclude=/usr/share/man/*' \
-		'path-exclude=/usr/share/locale/*' 'path-exclude=/usr/share/info/*' \
-		>"$tmp/etc/dpkg/dpkg.cfg.d/90xps-steer-nodoc"
-	cp /etc/resolv.conf "$tmp/etc/resolv.conf" 2>/dev/null || true
-	{ sid_update "$tmp" "$logf" &&
-		sid_run "$tmp" nice -n 5 apt-get install -y -q qemu-system-x86 >>"$logf" 2>&1 &&
-		sid_run "$tmp" apt-get clean; } ||
+	root_bootstrap sid sid "$tmp" "$logf"
+	{ apt_update "$tmp" "$logf" sid &&
+		in_root "$tmp" nice -n 5 apt-get install -y -q qemu-system-x86 >>"$logf" 2>&1 &&
+		in_root "$tmp" apt-get clean; } ||
 		{ tail -n 20 "$logf" >&2; die "sid: installing qemu-system-x86 failed (log $logf)"; }
 	tmp=$(sid_key "$tmp") || die "sid: no qemu-system-x86 in $tmp"
 	say "sid: built $tmp in $((SECONDS - t)) s"
@@ -155,12 +98,13 @@ qemu_sid() {
 		dir=$(sid_build)
 	elif [[ ${XPS_STEER_CHROOT_REFRESH:-1} != 0 ]] &&
 		(($(date +%s) - $(stat -c %Y "$dir/.xps_steer-checked") >= ${XPS_STEER_CHROOT_TTL:-3600})); then
-		sid_update "$dir" "$logf" || die "sid: apt-get update failed in $dir (log $logf)"
-		cand=$(sid_run "$dir" apt-cache policy qemu-system-x86 | awk '/Candidate:/ { print $2 }')
+		cp /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
+		apt_update "$dir" "$logf" sid || die "sid: apt-get update failed in $dir (log $logf)"
+		cand=$(in_root "$dir" apt-cache policy qemu-system-x86 | awk '/Candidate:/ { print $2 }')
 		if [[ $cand != "$(sid_qemu_version "$dir")" ]]; then
 			say "sid: qemu-system-x86 moved to $cand: upgrading $dir"
-			if sid_run "$dir" apt-get install -y -q qemu-system-x86 >>"$logf" 2>&1 &&
-				sid_run "$dir" apt-get clean; then
+			if in_root "$dir" apt-get install -y -q qemu-system-x86 >>"$logf" 2>&1 &&
+				in_root "$dir" apt-get clean; then
 				dir=$(sid_key "$dir")
 			else
 				say "sid: upgrade failed, rebuilding"
@@ -203,52 +147,58 @@ EOF
 # ------------------------------------------------------------ the lane --
 
 if [[ ${1:-} == qemu-sid ]]; then
+	(($# == 1)) || usage
 	qemu_sid
 	exit 0
 fi
 
-ko=''
-drivers=()
+ko='' spec=''
 while (($#)); do
 	case $1 in
 	--ko) ko=$(realpath "${2:?}") && shift ;;
-	virtio | vmxnet3 | igb) drivers+=("$1") ;;
+	T=*) spec=${1#T=} ;;
 	-h | --help) usage ;;
-	*) echo "$me: unknown argument '$1' (see --help)" >&2 && exit 2 ;;
+	*) die_usage "unknown argument '$1' (usage: test/check-nics.sh [--ko FILE] [T=name[,name...]])" ;;
 	esac
 	shift
 done
-((${#drivers[@]})) || drivers=(virtio vmxnet3 igb)
+names=$(select_names "$TOP/test/guest/nics.sh" "$spec") || exit
 [[ $(id -u) == 0 ]] || die "must run as root (tap device, chroot)"
+
+# The drivers to boot, in this order, each with its selected tests.
+declare -A tests_of=()
+drivers=()
+for drv in virtio vmxnet3 igb; do
+	sel=$(grep "^nic_${drv}_" <<<"$names" | paste -sd,) || true
+	[[ -n $sel ]] || continue
+	drivers+=("$drv")
+	tests_of[$drv]=$sel
+done
 
 out=${XPS_STEER_OUT:-$(mktemp -d /tmp/xps_steer-nics.XXXXXX)}
 mkdir -p "$out"
 out=$(realpath "$out")
 t_start=$SECONDS
 
-"$top/test/deps.sh"
-"$top/test/guest-kernel.sh" fetch >/dev/null
-kdir=$("$top/test/guest-kernel.sh" kdir)
+"$TOP/test/deps.sh"
+"$TOP/test/guest-kernel.sh" fetch >/dev/null
+kdir=$("$TOP/test/guest-kernel.sh" kdir)
 
 tap=''
 work=$(mktemp -d "${TMPDIR:-/tmp}/xps_steer-nics.XXXXXX")
-# shellcheck disable=SC2317 # run by the EXIT trap
-cleanup() {
-	if [[ -n $tap ]]; then
-		ip link del "$tap" 2>/dev/null || true
-	fi
-	rm -rf "$work"
+on_exit rm -rf "$work"
+# shellcheck disable=SC2317 # run at exit
+del_tap() {
+	[[ -z $tap ]] || ip link del "$tap" 2>/dev/null || true
+	tap=''
 }
-trap cleanup EXIT
+on_exit del_tap
 trap 'exit 130' INT TERM
 
 # The module under test: built in a copy, so the clone stays clean.
 if [[ -z $ko ]]; then
-	mkdir -p "$work/mod"
-	cp -a "$top/Kbuild" "$top/Makefile" "$top/VERSION" "$top/src" "$work/mod/"
-	make -s -C "$work/mod" KDIR="$kdir" >"$out/build.log" 2>&1 ||
-		{ cat "$out/build.log" >&2; die "module build failed (log $out/build.log)"; }
-	ko=$work/mod/xps_steer.ko
+	build_copy "$work" "$kdir"
+	ko=$work/build/xps_steer.ko
 fi
 say "module $ko"
 
@@ -261,7 +211,7 @@ summary_lines=()
 for drv in "${drivers[@]}"; do
 	t=$SECONDS
 	args=(--ko "$ko" --smp 4 --mem 1G --timeout "${XPS_STEER_TIMEOUT:-900}"
-		--log "$out/console-$drv.log" --script "$here/guest/nics.sh")
+		--log "$out/console-$drv.log" --script "$TOP/test/guest/nics.sh")
 	path=$PATH
 	case $drv in
 	virtio)
@@ -295,18 +245,16 @@ for drv in "${drivers[@]}"; do
 		say "$drv: waiting for $qemu_lock (another guest runs)"
 		flock "$lock"
 	fi
-	say "$drv: booting (console $out/console-$drv.log)"
+	say "$drv: booting (console $out/console-$drv.log; tests ${tests_of[$drv]})"
 	rc=0
-	PATH=$path nice -n 5 "$here/vm.sh" "${args[@]}" -- "$drv" >"$out/vm-$drv.log" 2>&1 || rc=$?
+	PATH=$path nice -n 5 "$TOP/test/vm.sh" "${args[@]}" -- "$drv" "T=${tests_of[$drv]}" \
+		>"$out/vm-$drv.log" 2>&1 || rc=$?
 	exec {lock}>&-
 	if [[ $drv == igb ]]; then
 		exec {sid_use}>&-
 	fi
-	if [[ -n $tap ]]; then
-		ip link del "$tap" 2>/dev/null || true
-		tap=''
-	fi
-	tr -d '\r' <"$out/console-$drv.log" | sed -n '/^KTAP version/,/^XPS_STEER_GUEST_EXIT/p' >"$out/$drv.tap"
+	del_tap
+	tr -d '\r' <"$out/console-$drv.log" >"$out/$drv.tap"
 	grep -E '^(not )?ok |^# (FAIL|SKIP)' "$out/$drv.tap" >&2 || true
 	if ((rc != 0)); then
 		grep 'FAIL' "$out/vm-$drv.log" >&2 || tail -n 5 "$out/vm-$drv.log" >&2
@@ -321,8 +269,8 @@ for drv in "${drivers[@]}"; do
 done
 
 for line in "${summary_lines[@]}"; do
-	echo "$me: $line"
+	echo "$ME: $line"
 done
 total=$(tap_summary "${taps[@]}") || status=1
-echo "$me: $total ($((SECONDS - t_start)) s; logs in $out)"
+echo "$ME: $total ($((SECONDS - t_start)) s; logs in $out)"
 exit "$status"
