@@ -1,9 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # nics.sh - the real-NIC-driver lane (test/check-nics.sh), run in a guest
-# whose only NIC is driven by a real driver: `nics.sh DRIVER`, DRIVER one of
-# virtio (virtio-net, 4 queue pairs on a host multi_queue tap), vmxnet3,
-# igb. KTAP output, one line per test, named nic_<driver>_<test>.
+# whose only NIC is driven by a real driver; KTAP output, one line per
+# test, tests named nic_<driver>_<test> and declared with test_def (the
+# runner and helpers in lib.sh).
+#
+# Usage (in the guest): nics.sh DRIVER [T=name[,name...]]
+#   DRIVER: virtio (virtio-net, 4 queue pairs on a host multi_queue tap),
+#   vmxnet3, igb. T= runs just these tests of DRIVER, in the order given
+#   (default: all of them, in the order below); nics.sh --list prints the
+#   names of every driver's tests. An unknown name is a "Bail out!", exit 1.
+# Each test sets up its own fixture (fx_nic, fx_attached: idempotent), so
+# any subset runs alone or in any order.
 #
 # Per-packet oracle: the net/net_dev_start_xmit tracepoint records every
 # frame handed to the driver, with the CPU that handed it over (the [00N]
@@ -18,13 +26,46 @@
 # Traffic goes to a made-up neighbour (static ARP entry) on the guest's
 # own subnet: frames only need to be transmitted; the host side (a tap
 # without an address, or QEMU's user backend with restrict=on) drops them.
-set -u
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# Exit status: 0 iff every selected test passed (skips excepted).
 
+NIC_DRIVERS=(virtio vmxnet3 igb)
+# The tests of each driver, in order, and what each proves.
+NIC_TESTS=(probe stock attach steer rmmod_traffic reload channels final)
+declare -A NIC_DESC=(
+	[probe]="the driver loads, the NIC appears and gets carrier; its queues"
+	[stock]="without xps_steer every frame is seen, and the 1:1 map is not what happens anyway"
+	[attach]="modprobe xps_steer dev=eth0 attaches with the driver's queue count, masks empty"
+	[steer]="1:1 and shared maps steer every frame of every CPU"
+	[rmmod_traffic]="modprobe -r xps_steer under traffic from every CPU"
+	[reload]="rmmod/modprobe of the driver: detached, attached again, steering again"
+	[channels]="ethtool -L shrink under traffic and grow back"
+	[final]="the module unloads, no kernel warning"
+)
+
+HERE=$(dirname "$0")
+[ -r "$HERE/lib.sh" ] || HERE=/test
 # shellcheck source=lib.sh
-. /test/lib.sh
+. "$HERE/lib.sh"
 
-DRV=${1:-}
+DRV=
+case ${1:-} in
+--list) ;;
+virtio | vmxnet3 | igb) DRV=$1 && shift ;;
+*)	echo "Bail out! usage: nics.sh virtio|vmxnet3|igb [T=name[,name...]], or nics.sh --list"
+	exit 1 ;;
+esac
+# nic_<driver>_<test> runs nic_<test>; a guest knows its own driver's only.
+drivers=("${NIC_DRIVERS[@]}")
+[ -z "$DRV" ] || drivers=("$DRV")
+for d in "${drivers[@]}"; do
+	for t in "${NIC_TESTS[@]}"; do
+		test_def "nic_${d}_$t" "$d: ${NIC_DESC[$t]}"
+		eval "t_nic_${d}_$t() { nic_$t; }"
+	done
+done
+suite_args "$@"
+case $? in 0) ;; 2) exit 0 ;; *) exit 1 ;; esac
+
 DEV=eth0
 ADDR=10.9.0.1
 DST=10.9.0.2
@@ -33,21 +74,18 @@ PKTS=200	# datagrams per CPU and check
 FLOWS=64	# flows per sender: hashing can reach every queue of a set
 BASE=200	# UDP payload of CPU c: BASE + c bytes
 FRAME=$((BASE + 42))	# Ethernet + IPv4 + UDP headers
-NQ=0		# TX queues the driver exposes once up (nic_*_probe)
+NQ=0		# TX queues the driver exposes once up (fx_nic)
 NQ_DOWN=0	# ... and before it was first opened
 
 case $DRV in
 virtio)	MODS=(virtio_pci virtio_net) RELOAD=virtio_net ;;
 vmxnet3) MODS=(vmxnet3) RELOAD=vmxnet3 ;;
 igb)	MODS=(igb) RELOAD=igb ;;
-*)	echo "usage: nics.sh virtio|vmxnet3|igb" >&2
-	exit 2 ;;
 esac
 
-txq_count() { find "/sys/class/net/$DEV/queues" -maxdepth 1 -name 'tx-*' 2>/dev/null | wc -l; }
 carrier_up() { [[ $(cat "/sys/class/net/$DEV/carrier" 2>/dev/null) == 1 ]]; }
 dev_present() { [[ -d /sys/class/net/$DEV ]]; }
-dev_absent() { [[ ! -e /sys/class/net/$DEV ]]; }
+dev_is_up() { (($(cat "/sys/class/net/$DEV/flags") & 1)); }
 
 # qdisc_drained: nothing left queued on DEV (root mq and its children).
 qdisc_drained() {
@@ -103,7 +141,7 @@ SENT_BY=()
 send_all() {
 	local cpu
 	trace_start "$DEV"
-	for cpu in $CPUS; do
+	for cpu in "${CPUS[@]}"; do
 		flood - "$cpu" "$DST" "$FLOWS" "$PKTS" -s $((BASE + cpu)) || { trace_stop; return 1; }
 		SENT_BY[cpu]=$SENT
 	done
@@ -111,7 +149,7 @@ send_all() {
 	trace_stop
 	tbl_from_trace "$W/trace.txt" >"$W/tbl"
 	diag "sender CPU x queue, frames of $FRAME+cpu bytes ($MOVED of them handed to the driver by another CPU than the sender):"
-	tbl_matrix "$W/tbl" "$(txq_count)"
+	tbl_matrix "$W/tbl" "$(txq_count "$DEV")"
 	return 0
 }
 
@@ -119,7 +157,7 @@ send_all() {
 # printing the allowed queues of CPU.
 spec_of() {
 	local cpu out=''
-	for cpu in $CPUS; do
+	for cpu in "${CPUS[@]}"; do
 		out+="$cpu:$("$1" "$cpu"):${SENT_BY[cpu]:-1} "
 	done
 	echo "${out% }"
@@ -152,7 +190,7 @@ masks_of() {
 	local -a m=()
 	local cpu q out=''
 	for ((q = 0; q < NQ; q++)); do m[q]=0; done
-	for cpu in $CPUS; do
+	for cpu in "${CPUS[@]}"; do
 		for q in $("$1" "$cpu" | tr ',' ' '); do
 			m[q]=$((m[q] | 1 << cpu))
 		done
@@ -161,11 +199,11 @@ masks_of() {
 	echo "${out% }"
 }
 
-# check SPEC LABEL [ALL]: check_tbl on $W/tbl; with ALL=1 every allowed
+# nic_check SPEC LABEL [ALL]: check_tbl on $W/tbl; with ALL=1 every allowed
 # queue of a CPU must have carried a frame.
-check() {
+nic_check() {
 	local rc
-	check_tbl "$W/tbl" "$(txq_count)" 0 "${3:-0}" "$1" >"$W/chk.out"
+	check_tbl "$W/tbl" "$(txq_count "$DEV")" 0 "${3:-0}" "$1" >"$W/chk.out"
 	rc=$?
 	awk -v p="# $2: " '{ print p $0 }' "$W/chk.out"
 	((rc == 0)) || fail "$2: per-packet check failed (spec: $1)"
@@ -180,35 +218,74 @@ steer_map() {
 	set_masks "$DEV" "${masks[@]}" || return 1
 	expect_masks "$DEV" "${masks[@]}" || return 1
 	send_all || return 1
-	check "$(spec_of "$1")" "$2" "${3:-0}"
+	nic_check "$(spec_of "$1")" "$2" "${3:-0}"
 }
 
 # no_splat: no kernel warning or queue capping logged since the mark.
 no_splat() {
 	local bad
-	bad=$(klog_since | grep -E 'WARNING:|BUG:|Oops|Call Trace|selects TX queue|asks to queue packet' | head -n 5)
+	bad=$(klog_since | grep -E "$SPLAT_RE|selects TX queue|asks to queue packet" | head -n 5)
 	[[ -z $bad ]] && return 0
 	fail "the kernel logged, since the test started:"
 	diag "$bad"
 	return 1
 }
 
-# need_nic: the fixture of every test after the probe: the NIC is there
-# with at least 2 queues, addressed and up.
-need_nic() {
+# channel_kind: the ethtool -l kind of channel this driver changes:
+# combined or tx (nothing if it has no count above 1).
+channel_kind() {
+	ethtool -l "$DEV" 2>/dev/null | awk '
+		/^Pre-set maximums/ { p = 1 } /^Current hardware/ { p = 0 }
+		p && /^Combined:/ && $2 + 0 > 1 { print "combined"; exit }
+		p && /^TX:/ && $2 + 0 > 1 { print "tx"; exit }'
+}
+
+# fx_nic_up: the driver loaded, DEV there, addressed and up with carrier.
+# The first time DEV is seen down, its queue count is NQ_DOWN; the first
+# time it is up, NQ (and a "# nic:" line for check-nics.sh). A count an
+# earlier test left changed (ethtool -L) is put back.
+fx_nic_up() {
+	local m kind
+	if ! dev_present; then
+		for m in "${MODS[@]}"; do
+			must modprobe "$m" || return 1
+		done
+		if ! wait_until 20 dev_present; then
+			fail "no $DEV after modprobe ${MODS[*]}"
+			diag "  /sys/class/net holds: $(cd /sys/class/net && echo *)"
+			return 1
+		fi
+	fi
+	# Some drivers (igb) register with their maximum and set the real
+	# count when the device is opened: count the queues once it is up.
+	if ((NQ_DOWN == 0)) && ! dev_is_up; then
+		NQ_DOWN=$(txq_count "$DEV")
+	fi
+	nic_up || return 1
+	if ((NQ == 0)); then
+		NQ=$(txq_count "$DEV")
+		diag "nic: driver=$DRV txqs=$NQ rxqs=$(find "/sys/class/net/$DEV/queues" -maxdepth 1 -name 'rx-*' | wc -l)"
+	elif (($(txq_count "$DEV") != NQ)); then
+		kind=$(channel_kind)
+		diag "$DEV has $(txq_count "$DEV") tx queues (an earlier test?): ethtool -L $DEV $kind $NQ"
+		must ethtool -L "$DEV" "$kind" "$NQ" && must ip link set "$DEV" down || return 1
+		nic_up || return 1
+	fi
+}
+
+# fx_nic: fx_nic_up, and at least 2 queues to steer (else the test is
+# skipped).
+fx_nic() {
+	fx_nic_up || return 1
 	if ((NQ < 2)); then
 		skip "$DEV exposes $NQ tx queue(s): nothing to steer"
 		return 1
 	fi
-	if ! dev_present; then
-		fail "$DEV is gone (an earlier test failed)"
-		return 1
-	fi
-	nic_up
 }
 
-# need_attached: xps_steer loaded with dev=DEV and DEV's tree there.
-need_attached() {
+# fx_attached: fx_nic, xps_steer loaded with dev=DEV and DEV's tree there.
+fx_attached() {
+	fx_nic || return 1
 	if ! xps_loaded; then
 		xps_load "dev=$DEV" || return 1
 	fi
@@ -219,35 +296,21 @@ attach_line() { klog_since | grep -E "xps_steer: $DEV: (attached|refused|not att
 
 # ---------------------------------------------------------------- tests --
 
-t_probe() {
-	local m drv
-	for m in "${MODS[@]}"; do
-		must modprobe "$m" || return
-	done
-	if ! wait_until 20 dev_present; then
-		fail "no $DEV after modprobe ${MODS[*]}"
-		diag "  /sys/class/net holds: $(cd /sys/class/net && echo *)"
-		return
-	fi
+nic_probe() {
+	local drv
+	fx_nic_up || return
 	drv=$(basename "$(readlink "/sys/class/net/$DEV/device/driver" 2>/dev/null)")
-	# Some drivers (igb) register with their maximum and set the real
-	# count when the device is opened: count the queues once it is up.
-	NQ_DOWN=$(txq_count)
-	diag "$DEV: driver $drv, queues while down: $(cd "/sys/class/net/$DEV/queues" && echo *)"
-	nic_up || return
-	NQ=$(txq_count)
-	diag "$DEV: queues once up: $(cd "/sys/class/net/$DEV/queues" && echo *)"
-	diag "nic: driver=$DRV txqs=$NQ rxqs=$(find "/sys/class/net/$DEV/queues" -maxdepth 1 -name 'rx-*' | wc -l)"
+	diag "$DEV: driver $drv, $NQ_DOWN tx queues while down, $NQ once up: $(cd "/sys/class/net/$DEV/queues" && echo *)"
 	ethtool -l "$DEV" 2>&1 | sed 's/^/#   /'
 	tc qdisc show dev "$DEV" | head -n 3 | sed 's/^/#   /'
-	trace_setup || fail "no tracing"
+	[[ -d $EV ]] || fail "no tracepoint $EV"
 }
 
-t_stock() {
-	need_nic && xps_unload || return
+nic_stock() {
+	fx_nic && xps_unload || return
 	send_all || return
 	# Everything was transmitted: the counts below are not empty by accident.
-	check "$(spec_of any_queue)" "stock selection, every frame seen" || return
+	nic_check "$(spec_of any_queue)" "stock selection, every frame seen" || return
 	# The map the tests use must not be what happens anyway.
 	if check_tbl "$W/tbl" "$NQ" 0 0 "$(spec_of rev_queue)" >/dev/null; then
 		fail "without xps_steer every frame already follows CPU c -> queue NQ-1-c: the steering check could not fail"
@@ -256,9 +319,9 @@ t_stock() {
 	fi
 }
 
-t_attach() {
+nic_attach() {
 	local line
-	need_nic && xps_unload || return
+	fx_nic && xps_unload || return
 	klog_mark
 	xps_load "dev=$DEV" || return
 	line=$(attach_line)
@@ -281,8 +344,8 @@ expect_empty_masks() {
 	expect_masks "$DEV" "${masks[@]}"
 }
 
-t_steer() {
-	need_nic && need_attached || return
+nic_steer() {
+	fx_attached || return
 	steer_map rev_queue "1:1 map, CPU c -> queue NQ-1-c" || return
 	steer_map pair_queues "shared map, CPU c -> queues 2c,2c+1 (both used)" 1
 }
@@ -304,7 +367,7 @@ bg_sender() {
 
 senders_up() {
 	local cpu
-	for cpu in $CPUS; do
+	for cpu in "${CPUS[@]}"; do
 		[[ -e $W/bg.$cpu.up ]] || return 1
 	done
 }
@@ -320,7 +383,7 @@ under_traffic() {
 	trace_start "$DEV"
 	export W DST BASE
 	export -f bg_sender
-	for cpu in $CPUS; do
+	for cpu in "${CPUS[@]}"; do
 		# shellcheck disable=SC2016 # $1 is the child shell's argument
 		taskset -c "$cpu" bash -c 'bg_sender "$1"' bg_sender "$cpu" &
 		pids+=($!)
@@ -349,14 +412,14 @@ bg_sent() { cat "$W/bg.$1" 2>/dev/null || echo 0; }
 # every_cpu QUEUES-FN MIN: "cpu:queues:MIN ..." for check_tbl.
 every_cpu() {
 	local cpu out=''
-	for cpu in $CPUS; do out+="$cpu:$("$1" "$cpu"):$2 "; done
+	for cpu in "${CPUS[@]}"; do out+="$cpu:$("$1" "$cpu"):$2 "; done
 	echo "${out% }"
 }
 
-t_rmmod_traffic() {
+nic_rmmod_traffic() {
 	local cpu sent seen
 	local -a masks
-	need_nic && need_attached || return
+	fx_attached || return
 	read -r -a masks <<<"$(masks_of rev_queue)"
 	set_masks "$DEV" "${masks[@]}" || return
 	klog_mark
@@ -372,13 +435,13 @@ t_rmmod_traffic() {
 	tbl_from_trace "$W/trace.before" >"$W/tbl"
 	diag "before the unload:"
 	tbl_matrix "$W/tbl" "$NQ"
-	check "$(every_cpu rev_queue 1)" "before modprobe -r"
+	nic_check "$(every_cpu rev_queue 1)" "before modprobe -r"
 	tbl_from_trace "$W/trace.txt" XPS_NICS_CMD_DONE >"$W/tbl"
 	diag "after the unload ($MOVED handed over by another CPU):"
 	tbl_matrix "$W/tbl" "$NQ"
-	check "$(every_cpu any_queue 1)" "traffic continues after modprobe -r"
+	nic_check "$(every_cpu any_queue 1)" "traffic continues after modprobe -r"
 	tbl_from_trace "$W/trace.txt" >"$W/tbl"
-	for cpu in $CPUS; do
+	for cpu in "${CPUS[@]}"; do
 		sent=$(bg_sent "$cpu")
 		seen=$(awk -v c="$cpu" '$1 == c { t += $3 } END { print t + 0 }' "$W/tbl")
 		diag "cpu$cpu: sent $sent, transmitted $seen"
@@ -386,23 +449,23 @@ t_rmmod_traffic() {
 	done
 	# Stock selection is back: every CPU has frames off its mapped queue.
 	send_all || return
-	for cpu in $CPUS; do
+	for cpu in "${CPUS[@]}"; do
 		if check_tbl "$W/tbl" "$NQ" 0 0 "$cpu:$(rev_queue "$cpu"):1" >/dev/null; then
 			fail "cpu$cpu: after the unload every frame still on queue $(rev_queue "$cpu")"
 		fi
 	done
-	check "$(spec_of any_queue)" "after the unload, every frame seen"
+	nic_check "$(spec_of any_queue)" "after the unload, every frame seen"
 }
 
-t_reload() {
+nic_reload() {
 	local line
-	need_nic || return
+	fx_nic || return
 	klog_mark
 	xps_load "dev=$DEV" || return
 	steer_map rev_queue "before the driver reload" || return
 	klog_mark
 	must rmmod "$RELOAD" || return
-	wait_until 10 dev_absent || { fail "$DEV still there after rmmod $RELOAD"; return; }
+	wait_until 10 path_absent "/sys/class/net/$DEV" || { fail "$DEV still there after rmmod $RELOAD"; return; }
 	klog_expect "$DEV: detached"
 	expect_no_tree "$DEV"
 	[[ -d $XS ]] || fail "$XS went away with the device"
@@ -434,18 +497,10 @@ shrink() {
 	wait_until 30 carrier_up || { echo "no carrier 30 s after ethtool -L"; return 1; }
 }
 
-# channels: the ethtool -l kind of channel this driver changes: combined or tx.
-channel_kind() {
-	ethtool -l "$DEV" 2>/dev/null | awk '
-		/^Pre-set maximums/ { p = 1 } /^Current hardware/ { p = 0 }
-		p && /^Combined:/ && $2 + 0 > 1 { print "combined"; exit }
-		p && /^TX:/ && $2 + 0 > 1 { print "tx"; exit }'
-}
-
-t_channels() {
+nic_channels() {
 	local kind shrunk_tree i
 	local -a want
-	need_nic && need_attached || return
+	fx_attached || return
 	kind=$(channel_kind)
 	if [[ -z $kind ]]; then
 		skip "ethtool -l $DEV shows no channel count above 1 to change: $(ethtool -l "$DEV" 2>&1 | head -n 1)"
@@ -468,24 +523,24 @@ t_channels() {
 	tbl_from_trace "$W/trace.txt" XPS_NICS_CMD_DONE >"$W/tbl"
 	diag "frames after ethtool -L returned ($MOVED handed over by another CPU):"
 	tbl_matrix "$W/tbl" "$NQ"
-	check "$(every_cpu shrunk_queues 1)" "traffic during the shrink, after ethtool -L returned"
+	nic_check "$(every_cpu shrunk_queues 1)" "traffic during the shrink, after ethtool -L returned"
 	# And with the count settled: every datagram sent is seen.
 	send_all || return
 	# Per packet: never a queue >= NEWQ. CPUs whose mapped queue is still
 	# there keep it, the others fall back to stock selection below NEWQ.
-	check "$(spec_of shrunk_queues)" "after ethtool -L $kind $NEWQ"
+	nic_check "$(spec_of shrunk_queues)" "after ethtool -L $kind $NEWQ"
 	awk -v n="$NEWQ" '$2 >= n { bad += $3 } END { exit bad > 0 }' "$W/tbl" ||
 		fail "frames on a queue >= $NEWQ after the shrink"
 	# Drivers that reopen the device on ethtool -L (igb) send events, and
 	# the tree follows the count; others (virtio-net) send none.
 	shrunk_tree=$(tree_list "$DEV")
-	diag "ethtool -L $DEV $kind $NEWQ: $(txq_count) tx queues, tree $shrunk_tree"
+	diag "ethtool -L $DEV $kind $NEWQ: $(txq_count "$DEV") tx queues, tree $shrunk_tree"
 	must ethtool -L "$DEV" "$kind" "$NQ" || return
 	wait_until 30 carrier_up || fail "no carrier after ethtool -L back"
 	# The tree catches up with the count when the device changes state.
 	must ip link set "$DEV" down && must ip link set "$DEV" up
 	nic_up || return
-	diag "ethtool -L $DEV $kind $NQ: $(txq_count) tx queues, tree $(tree_list "$DEV")"
+	diag "ethtool -L $DEV $kind $NQ: $(txq_count "$DEV") tx queues, tree $(tree_list "$DEV")"
 	expect_tree "$DEV" "$NQ" || return
 	# Queues that stayed keep their masks; a queue whose directory went
 	# away comes back with mask 0, one that never went away keeps its own.
@@ -498,26 +553,13 @@ t_channels() {
 	no_splat
 }
 
-t_final() {
+nic_final() {
 	xps_unload
-	no_splat
+	if klog_splats "$W/bad.txt" 'selects TX queue|asks to queue packet'; then
+		fail "the kernel log has warnings:"
+		diag_file "$W/bad.txt" 30
+	fi
 }
 
-main() {
-	local p=nic_${DRV}_
-	echo "KTAP version 1"
-	echo "1..8"
-	diag "kernel $(uname -r), CPUs online: $CPUS, driver under test: $DRV"
-	run_test "${p}probe" t_probe
-	run_test "${p}stock" t_stock
-	run_test "${p}attach" t_attach
-	run_test "${p}steer" t_steer
-	run_test "${p}rmmod_traffic" t_rmmod_traffic
-	run_test "${p}reload" t_reload
-	run_test "${p}channels" t_channels
-	run_test "${p}final" t_final
-	diag "nics $DRV: $N_PASS passed, $N_FAIL failed, $N_SKIP skipped"
-	((N_FAIL == 0))
-}
-
-main </dev/null 2>&1
+diag "driver under test: $DRV"
+run_selected "nics $DRV" </dev/null 2>&1
