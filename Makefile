@@ -17,7 +17,8 @@
 #                        test/guest/nics.sh --list)
 #   make check-nics      steering, unload under traffic, driver reload and
 #                        ethtool -L on real NIC drivers in guests (virtio-net,
-#                        vmxnet3, igb with sid's QEMU)
+#                        vmxnet3, igb with sid's QEMU); T=nic_<driver>_<test>,...
+#                        boots just those drivers (test/guest/nics.sh --list)
 #   make check-matrix    build, DKMS-install and boot the suite on Debian's 5.10,
 #                        6.1, 6.12 and 7.x kernels; writes docs/compat.md
 #                        (T=name,... boots just those tests)
@@ -64,8 +65,8 @@ deb:
 rpm:
 	scripts/pkg.sh rpm
 
-# T=name[,name...]: the tests to run, by name (make check, check-stress,
-# check-matrix); an unknown name is refused before anything boots.
+# T=name[,name...]: the tests to run, by name (make check, check-nics,
+# check-stress, check-matrix); an unknown name is refused before anything boots.
 T ?=
 COUNTS ?=
 t_arg = $(if $(T),"T=$(T)")
@@ -77,7 +78,7 @@ check:
 	test/check.sh $(t_arg)
 
 check-nics:
-	test/check-nics.sh
+	test/check-nics.sh $(t_arg)
 
 check-matrix:
 	test/check-matrix.sh $(t_arg)
