@@ -108,31 +108,8 @@ nic_up() {
 	return 0
 }
 
-# tbl_from_trace FILE [MARK]: "sender queue count" per frame of ours on DEV,
-# the sender from the frame length; with MARK only frames after the
-# trace_marker line MARK. $MOVED: frames the CPU column puts on another CPU.
-tbl_from_trace() {
-	awk -v dev="$DEV" -v f="$FRAME" -v n="$NR_CPU_IDS" -v mark="${2:-}" -v out="$W/moved" '
-		BEGIN { on = (mark == "") }
-		!on && index($0, mark) { on = 1; next }
-		!on || /^#/ { next }
-		index($0, " dev=" dev " ") == 0 { next }
-		{
-			if (!match($0, /len=[0-9]+/)) next
-			c = substr($0, RSTART + 4, RLENGTH - 4) - f
-			if (c < 0 || c >= n) next
-			if (!match($0, /queue_mapping=[0-9]+/)) next
-			q = substr($0, RSTART + 14, RLENGTH - 14) + 0
-			cnt[c " " q]++
-			if (match($0, /\[[0-9]+\] /) && substr($0, RSTART + 1, RLENGTH - 3) + 0 != c)
-				moved++
-		}
-		END {
-			for (k in cnt) print k, cnt[k]
-			print moved + 0 >out
-		}' "$1" | sort -n -k1,1 -k2,2
-	MOVED=$(cat "$W/moved")
-}
+# tbl_from_trace FILE [MARK]: sender_table of DEV's frames of ours.
+tbl_from_trace() { sender_table "$DEV" "$FRAME" "$1" "${2:-}"; }
 
 # send_all: every CPU sends PKTS datagrams over FLOWS flows, pinned; the
 # trace is saved once the qdisc has drained; $W/tbl is the sender x queue
