@@ -10,10 +10,15 @@
 #
 # Try and test, as root on Debian 12 (each installs what it needs with apt):
 #   make demo            boot a QEMU guest and show CPU -> queue per packet
-#   make check           lint, build, the functional suite in a QEMU guest and
-#                        the bad-input catalogue check; T=name[,name...] runs
-#                        just those tests (`lint` names the static checks;
-#                        names: test/guest/suite.sh --list)
+#   make check           lint, build, the functional suite in a QEMU guest,
+#                        the bad-input catalogue check and check-nics;
+#                        T=name[,name...] runs just those tests (`lint` names
+#                        the static checks; names: test/guest/suite.sh --list,
+#                        test/guest/nics.sh --list)
+#   make check-nics      steering, unload under traffic, driver reload and
+#                        ethtool -L on real NIC drivers in guests (virtio-net,
+#                        vmxnet3, igb with sid's QEMU); T=nic_<driver>_<test>,...
+#                        boots just those drivers (test/guest/nics.sh --list)
 #   make check-matrix    build, DKMS-install and boot the suite on Debian's 5.10,
 #                        6.1, 6.12 and 7.x kernels; writes docs/compat.md
 #                        (T=name,... boots just those tests)
@@ -60,8 +65,8 @@ deb:
 rpm:
 	scripts/pkg.sh rpm
 
-# T=name[,name...]: the tests to run, by name (make check, check-stress,
-# check-matrix); an unknown name is refused before anything boots.
+# T=name[,name...]: the tests to run, by name (make check, check-nics,
+# check-stress, check-matrix); an unknown name is refused before anything boots.
 T ?=
 COUNTS ?=
 t_arg = $(if $(T),"T=$(T)")
@@ -71,6 +76,9 @@ demo:
 
 check:
 	test/check.sh $(t_arg)
+
+check-nics:
+	test/check-nics.sh $(t_arg)
 
 check-matrix:
 	test/check-matrix.sh $(t_arg)
@@ -113,6 +121,6 @@ ci:
 	.ci/run
 
 .PHONY: all modules clean kdir-exists dkms-install dkms-uninstall deb rpm \
-	demo check check-matrix check-install check-packages check-dkms \
+	demo check check-nics check-matrix check-install check-packages check-dkms \
 	check-rpm check-version check-stress check-debug fuzz fuzz-ci \
 	fuzz-selftest bench ci

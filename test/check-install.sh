@@ -16,8 +16,9 @@
 #      modinfo, stock spread, `modprobe xps_steer dev=eth0`, per-packet
 #      steering (tracepoint), ethtool -L 2 and back to 4, modprobe -r,
 #      `apt-get remove`;
-#   4. the console is judged by test/verdict.sh (as vm.sh does): any kernel
-#      WARNING/BUG/oops/stall/taint, a guest failure or a timeout fails.
+#   4. the console is judged by console_verdict (test/lib.sh, as in vm.sh):
+#      any kernel WARNING/BUG/oops/stall/taint, a guest failure or a timeout
+#      fails.
 #
 # Environment: XPS_STEER_OUT (output dir, default a new /tmp dir),
 # XPS_STEER_TIMEOUT (QEMU limit, default 900 s), XPS_STEER_KVM=1 for KVM.
@@ -149,7 +150,7 @@ status=("${PIPESTATUS[@]}")
 set -e
 say "QEMU ran $(secs_since "$t") s"
 
-tr -d '\r' <"$log" | sed -n '/^KTAP version/,/^XPS_STEER_GUEST_EXIT/p' >"$out/install.tap"
+tr -d '\r' <"$log" >"$out/install.tap"
 grep -E '^(not )?ok |^# (FAIL|SKIP)' "$out/install.tap" >&2 || true
 fail=0
 console_verdict "$ME" "$log" "${status[0]}" "$tmo" || fail=1

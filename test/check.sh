@@ -1,14 +1,16 @@
 #!/bin/bash
 # check.sh - `make check`: the static checks, then the functional suite in a
-# QEMU guest running Debian bookworm's kernel, then the bad-input catalogue.
-# Run as root on Debian 12; it installs what it needs with apt. Exits
-# non-zero if anything failed.
+# QEMU guest running Debian bookworm's kernel, then the bad-input catalogue,
+# then the real-NIC-driver lane (test/check-nics.sh). Run as root on Debian
+# 12; it installs what it needs with apt. Exits non-zero if anything failed.
 #
 # Usage: test/check.sh [T=name[,name...]]
-#   T= runs just these tests of the suite (test/guest/suite.sh --list; in
-#   the order given, in one guest). The static checks (test/lint.sh) are
-#   the test named `lint`: they run with no T= (or T=all) and when T names
-#   lint. The catalogue check runs when a selected test checks rows of
+#   T= runs just these tests: the suite's (test/guest/suite.sh --list; in
+#   the order given, in one guest) and the real-NIC-driver lane's
+#   (test/guest/nics.sh --list: nic_<driver>_<test>; only the drivers they
+#   name are booted). The static checks (test/lint.sh) are the test named
+#   `lint`: they run with no T= (or T=all) and when T names lint. The
+#   catalogue check runs when a selected test checks rows of
 #   docs/bad-input.md, and then only those rows are required. An unknown
 #   name is refused (exit 2) before anything is built or booted.
 set -euo pipefail
@@ -22,16 +24,25 @@ for arg in "$@"; do
 	*) die_usage "unknown argument '$arg' (usage: test/check.sh [T=name[,name...]])" ;;
 	esac
 done
-# `lint` is one more name; the rest must be the suite's.
-lint=0 guest=()
+# `lint` is one more name; nic_* names are the NIC lane's, the rest must be
+# the suite's.
+lint=0 guest=() nics=()
 if [[ -z $spec || $spec == all ]]; then
 	lint=1
 	mapfile -t guest < <(select_names "$TOP/test/guest/suite.sh" all)
+	mapfile -t nics < <(select_names "$TOP/test/guest/nics.sh" all)
 else
+	nic_names=" $(test_names "$TOP/test/guest/nics.sh" | paste -sd' ') "
 	IFS=, read -ra names <<<"$spec"
 	rest=()
 	for name in "${names[@]}"; do
-		if [[ $name == lint ]]; then lint=1; else rest+=("$name"); fi
+		if [[ $name == lint ]]; then
+			lint=1
+		elif [[ $nic_names == *" $name "* ]]; then
+			nics+=("$name")
+		else
+			rest+=("$name")
+		fi
 	done
 	if ((${#rest[@]})); then
 		sel=$(IFS=,; echo "${rest[*]}")
@@ -54,11 +65,14 @@ if ((lint)); then
 	taps+=("$out/lint.tap")
 fi
 
-if ((${#guest[@]})); then
+if ((${#guest[@]} + ${#nics[@]})); then
 	# lint.sh leaves a sparse build behind: then build the module under test
 	# afresh (else make's own dependencies decide).
 	((!lint)) || make -s -C "$TOP" KDIR="$kdir" clean >/dev/null
 	make -s -C "$TOP" KDIR="$kdir" >/dev/null
+fi
+
+if ((${#guest[@]})); then
 	sel=$(IFS=,; echo "${guest[*]}")
 	"$TOP/test/vm.sh" --ko "$TOP/xps_steer.ko" --script "$TOP/test/guest/suite.sh" \
 		--smp 4 --log "$out/console.log" -- "T=$sel" || status=1
@@ -74,7 +88,18 @@ if ((${#guest[@]})); then
 	echo "console log: $out/console.log"
 fi
 
+# The same module on real NIC drivers (virtio-net, vmxnet3, igb), one guest
+# each: `make check-nics` alone.
+if ((${#nics[@]})); then
+	sel=$(IFS=,; echo "${nics[*]}")
+	XPS_STEER_OUT=$out/nics "$TOP/test/check-nics.sh" --ko "$TOP/xps_steer.ko" "T=$sel" || status=1
+	for f in "$out"/nics/*.tap; do
+		[[ ! -e $f ]] || taps+=("$f")
+	done
+	echo "real NIC drivers: $out/nics/"
+fi
+
 # One summary over the KTAP streams; a SKIP is reported, never a pass.
-summary=$(tap_summary "${taps[@]}") || status=1
+summary=$(tap_summary "${taps[@]:-/dev/null}") || status=1
 echo "xps_steer: $summary"
 exit "$status"

@@ -64,15 +64,6 @@ check_suite() {
 	exit 2
 }
 
-# The Debian mirror the host's apt uses ("500 http://.../debian bookworm/main
-# amd64 Packages" in apt-cache policy), so a proxy/mirror setup carries over.
-mirror() {
-	local m
-	m=${XPS_STEER_MIRROR:-$(apt-cache policy 2>/dev/null |
-		awk '$3 ~ /^bookworm\// && $2 ~ /^https?:/ { print $2; exit }')}
-	echo "${m:-http://deb.debian.org/debian}"
-}
-
 # Ready chroot of a suite (newest if several), or nothing.
 # The key starts with a digit, so "bookworm" never matches bookworm-backports.
 current() {
@@ -82,24 +73,6 @@ current() {
 		[[ -z $best || $d -nt $best ]] && best=$d
 	done
 	echo "$best"
-}
-
-# in_root DIR CMD...: CMD inside DIR, mounts private to a new mount namespace.
-in_root() {
-	local dir=$1
-	shift
-	# shellcheck disable=SC2016 # expanded by the inner bash
-	unshare --mount --propagation private -- /bin/bash -c '
-		set -e
-		d=$1
-		shift
-		mount -t proc proc "$d/proc"
-		mount -t sysfs sysfs "$d/sys"
-		mount --rbind /dev "$d/dev"
-		exec chroot "$d" /usr/bin/env -i \
-			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-			HOME=/root LANG=C.UTF-8 TERM=dumb DEBIAN_FRONTEND=noninteractive "$@"' \
-		in_root "$dir" "$@"
 }
 
 # "PKG VERSION" of the real kernel image linux-image-amd64 points at:
@@ -136,22 +109,6 @@ write_info() {
 		"$suite" "$abi" "$pkg" "$ver" "$gccv" "$dkmsv" >"$dir/.xps_steer-info"
 }
 
-# apt-get update in DIR (log to LOGF). A frozen mirror (a snapshot, as on
-# some CI hosts) serves Release files past their Valid-Until date; apt then
-# refuses them, so the check is switched off in this chroot, and said so.
-apt_update() {	# DIR LOGF SUITE
-	local out
-	if out=$(in_root "$1" apt-get update -q 2>&1) && ! grep -q 'is expired' <<<"$out"; then
-		echo "$out" >>"$2"
-		return 0
-	fi
-	echo "$out" >>"$2"
-	grep -q 'is expired' <<<"$out" || return 1
-	say "$3: the mirror's Release file has expired (a frozen mirror?): Acquire::Check-Valid-Until off in this chroot"
-	echo 'Acquire::Check-Valid-Until "false";' >"$1/etc/apt/apt.conf.d/91xps-steer-valid-until"
-	in_root "$1" apt-get update -q >>"$2" 2>&1
-}
-
 sources() {	# SUITE MIRROR: the chroot's sources.list
 	local suite=$1 m=$2 sec
 	sec=${XPS_STEER_SECURITY_MIRROR:-${m%/debian}/debian-security}
@@ -175,13 +132,7 @@ build_chroot() {	# SUITE: debootstrap + packages into chroot-SUITE.tmp, then ren
 	dist=${suite%-backports}
 	rm -rf "$tmp"
 	: >"$logf"
-	t=$(now_us)
-	say "$suite: debootstrap --variant=minbase $dist from $m (log $logf)"
-	if ! debootstrap --variant=minbase "$dist" "$tmp" "$m" >>"$logf" 2>&1; then
-		tail -n 20 "$logf" >&2
-		die "$suite: debootstrap failed (log $logf)"
-	fi
-	say "$suite: debootstrap done in $(secs_dec "$t") s"
+	root_bootstrap "$suite" "$dist" "$tmp" "$logf"
 
 	t=$(now_us)
 	sources "$suite" "$m" >"$tmp/etc/apt/sources.list"
@@ -190,15 +141,6 @@ build_chroot() {	# SUITE: debootstrap + packages into chroot-SUITE.tmp, then ren
 		printf 'Package: linux-*\nPin: release n=%s\nPin-Priority: 990\n' "$suite" \
 			>"$tmp/etc/apt/preferences.d/kernel-backports"
 	fi
-	printf 'APT::Install-Recommends "false";\nAPT::Install-Suggests "false";\n' \
-		>"$tmp/etc/apt/apt.conf.d/90xps-steer"
-	# No docs, man pages or translations: smaller and faster to unpack.
-	printf '%s\n' 'path-exclude=/usr/share/doc/*' 'path-exclude=/usr/share/man/*' \
-		'path-exclude=/usr/share/locale/*' 'path-exclude=/usr/share/info/*' \
-		>"$tmp/etc/dpkg/dpkg.cfg.d/90xps-steer-nodoc"
-	printf '#!/bin/sh\nexit 101\n' >"$tmp/usr/sbin/policy-rc.d"
-	chmod +x "$tmp/usr/sbin/policy-rc.d"
-	cp /etc/resolv.conf "$tmp/etc/resolv.conf" 2>/dev/null || true
 	# shellcheck disable=SC2094 # the log is only appended to
 	if ! { apt_update "$tmp" "$logf" "$suite" &&
 		in_root "$tmp" apt-get install -y -q "${pkgs[@]}" &&
@@ -239,8 +181,6 @@ ensure() {
 	local suite=$1 dir t pkg cand d missing have
 	check_suite "$suite"
 	[[ $(id -u) == 0 ]] || die "must run as root (debootstrap, chroot, mounts)"
-	command -v debootstrap >/dev/null || apt-get install -y -q debootstrap >&2 ||
-		die "cannot install debootstrap"
 	mkdir -p "$cache_root"
 	# Checked recently: no lock (the exclusive one would wait for every
 	# user holding the shared one), no apt-get update.

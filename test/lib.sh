@@ -25,6 +25,19 @@
 #                         in NPASS / NFAIL
 #   on_exit CMD...        run CMD at exit (after those registered before)
 #   console_verdict ...   the splat scan of a guest's console (below)
+#
+# Debian trees (chroot.sh's suite chroots, check-nics.sh's sid QEMU tree):
+#   mirror                the Debian mirror the host's apt uses
+#   root_bootstrap NAME DIST DIR LOG
+#                         debootstrap --variant=minbase DIST into DIR
+#                         (debootstrap installed with apt if missing), set
+#                         up for apt without recommends, docs or service
+#                         starts; dies on failure (NAME in the messages)
+#   in_root DIR CMD...    CMD as root inside DIR, clean environment, /proc
+#                         /sys /dev mounted in a private mount namespace
+#   apt_update DIR LOG NAME
+#                         apt-get update inside DIR (a frozen mirror's
+#                         expired Release file tolerated, and said so)
 #   tap_summary TAP...    "P passed, F failed, S skipped" (below)
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -154,4 +167,72 @@ tap_summary() {
 	failed=$(grep -cE '^not ok [0-9]+' <<<"$all" || true)
 	echo "$passed passed, $failed failed, $skipped skipped"
 	((passed > 0 && failed == 0))
+}
+
+# The Debian mirror the host's apt uses ("500 http://.../debian bookworm/main
+# amd64 Packages" in apt-cache policy), so a proxy/mirror setup carries over;
+# XPS_STEER_MIRROR overrides it.
+mirror() {
+	local m
+	m=${XPS_STEER_MIRROR:-$(apt-cache policy 2>/dev/null |
+		awk '$3 ~ /^bookworm\// && $2 ~ /^https?:/ { print $2; exit }')}
+	echo "${m:-http://deb.debian.org/debian}"
+}
+
+root_bootstrap() {	# NAME DIST DIR LOG
+	local name=$1 dist=$2 dir=$3 logf=$4 m t
+	command -v debootstrap >/dev/null || DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -q debootstrap >>"$logf" 2>&1 || die "cannot install debootstrap"
+	m=$(mirror)
+	t=$(now_us)
+	say "$name: debootstrap --variant=minbase $dist from $m (log $logf)"
+	if ! debootstrap --variant=minbase "$dist" "$dir" "$m" >>"$logf" 2>&1; then
+		tail -n 20 "$logf" >&2
+		die "$name: debootstrap failed (log $logf)"
+	fi
+	say "$name: debootstrap done in $(secs_since "$t") s"
+	printf 'APT::Install-Recommends "false";\nAPT::Install-Suggests "false";\n' \
+		>"$dir/etc/apt/apt.conf.d/90xps-steer"
+	# No docs, man pages or translations: smaller and faster to unpack.
+	printf '%s\n' 'path-exclude=/usr/share/doc/*' 'path-exclude=/usr/share/man/*' \
+		'path-exclude=/usr/share/locale/*' 'path-exclude=/usr/share/info/*' \
+		>"$dir/etc/dpkg/dpkg.cfg.d/90xps-steer-nodoc"
+	printf '#!/bin/sh\nexit 101\n' >"$dir/usr/sbin/policy-rc.d"
+	chmod +x "$dir/usr/sbin/policy-rc.d"
+	cp /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
+}
+
+# in_root DIR CMD...: CMD inside DIR, mounts private to a new mount namespace
+# (they vanish when CMD ends, however it ends).
+in_root() {
+	local dir=$1
+	shift
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	unshare --mount --propagation private -- /bin/bash -c '
+		set -e
+		d=$1
+		shift
+		mount -t proc proc "$d/proc"
+		mount -t sysfs sysfs "$d/sys"
+		mount --rbind /dev "$d/dev"
+		exec chroot "$d" /usr/bin/env -i \
+			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+			HOME=/root LANG=C.UTF-8 TERM=dumb DEBIAN_FRONTEND=noninteractive "$@"' \
+		in_root "$dir" "$@"
+}
+
+# apt-get update in DIR (log to LOGF). A frozen mirror (a snapshot, as on
+# some CI hosts) serves Release files past their Valid-Until date; apt then
+# refuses them, so the check is switched off in this tree, and said so.
+apt_update() {	# DIR LOGF NAME
+	local out
+	if out=$(in_root "$1" apt-get update -q 2>&1) && ! grep -q 'is expired' <<<"$out"; then
+		echo "$out" >>"$2"
+		return 0
+	fi
+	echo "$out" >>"$2"
+	grep -q 'is expired' <<<"$out" || return 1
+	say "$3: the mirror's Release file has expired (a frozen mirror?): Acquire::Check-Valid-Until off in this tree"
+	echo 'Acquire::Check-Valid-Until "false";' >"$1/etc/apt/apt.conf.d/91xps-steer-valid-until"
+	in_root "$1" apt-get update -q >>"$2" 2>&1
 }

@@ -62,24 +62,8 @@ send_all() {
 		flood - "$c" "$DST" 16 "$PKTS" -s $((BASE + c)) || return 1
 	done
 	trace_stop
-	awk -v dev="$DEV" -v f="$FRAME" -v n="$NCPU" '
-		/^#/ { next }
-		index($0, " dev=" dev " ") == 0 { next }
-		{
-			if (!match($0, /len=[0-9]+/)) next
-			c = substr($0, RSTART + 4, RLENGTH - 4) - f
-			if (c < 0 || c >= n) next
-			if (!match($0, /queue_mapping=[0-9]+/)) next
-			q = substr($0, RSTART + 14, RLENGTH - 14) + 0
-			cnt[c " " q]++
-			if (!match($0, /\[[0-9]+\] /)) next
-			if (substr($0, RSTART + 1, RLENGTH - 3) + 0 != c) moved++
-		}
-		END {
-			for (k in cnt) print k, cnt[k]
-			print moved + 0 >"/tmp/xps-moved"
-		}' "$W/trace.txt" | sort -n -k1,1 -k2,2 >"$W/tbl"
-	diag "sender CPU x queue, frames of $FRAME+cpu bytes ($(cat /tmp/xps-moved) handed to the driver by another CPU than the sender):"
+	sender_table "$DEV" "$FRAME" >"$W/tbl"
+	diag "sender CPU x queue, frames of $FRAME+cpu bytes ($MOVED handed to the driver by another CPU than the sender):"
 	tbl_matrix "$W/tbl" "$(txq_count "$DEV")"
 	return 0
 }

@@ -716,6 +716,37 @@ trace_seq() {
 		END { print "" }' "${3:-$W/trace.txt}"
 }
 
+# sender_table DEV FRAME [FILE [MARK]]: "sender queue count" lines for DEV's
+# transmits in the trace (default $W/trace.txt), the sender told by the
+# frame length (the sender pinned to CPU c sends FRAME+c byte frames): a
+# device with a qdisc (a real NIC) may hand a frame to the driver on
+# another CPU than its sender's.  With MARK, only frames after the
+# trace_marker line MARK.  MOVED: how many frames the CPU column puts on
+# another CPU than the sender.
+sender_table() {
+	awk -v dev="$1" -v f="$2" -v n="$NR_CPU_IDS" -v mark="${4:-}" -v out="$W/moved" '
+		BEGIN { on = (mark == "") }
+		!on && index($0, mark) { on = 1; next }
+		!on || /^#/ { next }
+		index($0, " dev=" dev " ") == 0 { next }
+		{
+			if (!match($0, /len=[0-9]+/)) next
+			c = substr($0, RSTART + 4, RLENGTH - 4) - f
+			if (c < 0 || c >= n) next
+			if (!match($0, /queue_mapping=[0-9]+/)) next
+			q = substr($0, RSTART + 14, RLENGTH - 14) + 0
+			cnt[c " " q]++
+			if (match($0, /\[[0-9]+\] /) && substr($0, RSTART + 1, RLENGTH - 3) + 0 != c)
+				moved++
+		}
+		END {
+			for (k in cnt) print k, cnt[k]
+			print moved + 0 >out
+		}' "${3:-$W/trace.txt}" | sort -n -k1,1 -k2,2
+	# shellcheck disable=SC2034 # for the caller
+	MOVED=$(cat "$W/moved")
+}
+
 # tbl_total TBL: packets in a table.
 tbl_total() { awk '{ t += $3 } END { print t + 0 }' "$1"; }
 
