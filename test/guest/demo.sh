@@ -59,11 +59,10 @@ if ! modprobe xps_steer dev=$DEV; then
 	say "modprobe xps_steer failed"
 	exit 1
 fi
-q=0
-for m in $(map11 $NQ); do
-	say "    echo $m > $XS/$DEV/tx-$q/xps_cpus"
-	echo "$m" >"$XS/$DEV/tx-$q/xps_cpus" || exit 1
-	q=$((q + 1))
+map11 $NQ
+for q in "${!MAP[@]}"; do
+	say "    echo ${MAP[q]} > $XS/$DEV/tx-$q/xps_cpus"
+	echo "${MAP[q]}" >"$XS/$DEV/tx-$q/xps_cpus" || exit 1
 done
 send_from_every_cpu
 table
