@@ -81,6 +81,18 @@ MASKMAX=$(((1 << NR_CPU_IDS) - 1))
 
 # ------------------------------------------------------------ topology --
 
+# expect_cycles DEV DONE WANTED: DONE >= WANTED cycles ran, and the log
+# since the mark has exactly DONE "DEV: attached" and "DEV: detached" lines.
+expect_cycles() {
+	local dev=$1 done=$2 wanted=$3 a d
+	a=$(klog_since | grep -c "xps_steer: $dev: attached")
+	d=$(klog_since | grep -c "xps_steer: $dev: detached")
+	diag "log: $a attached, $d detached ($dev)"
+	[ "$done" -ge "$wanted" ] || fail "only $done of $wanted cycles done"
+	{ [ "$a" = "$done" ] && [ "$d" = "$done" ]; } ||
+		fail "expected $done 'attached' and 'detached' lines for $dev, log has $a and $d"
+}
+
 # fx_stress: the topology, created or repaired (idempotent), every CPU
 # online, the module not loaded, one persistent iperf3 server per online
 # CPU listening in netns peer.
@@ -350,12 +362,8 @@ t_stress_attach_cycles() {
 	done
 	t1=$(date +%s)
 	bg_stop
-	a=$(klog_since | grep -c 'xps_steer: veth0: attached')
-	d=$(klog_since | grep -c 'xps_steer: veth0: detached')
-	diag "$i attach/detach cycles in $((t1 - t0)) s; log: $a attached, $d detached (veth0)"
-	[ "$i" -ge "$CYCLES" ] || fail "only $i of $CYCLES cycles done"
-	{ [ "$a" = "$i" ] && [ "$d" = "$i" ]; } ||
-		fail "expected $i 'attached' and 'detached' lines, log has $a and $d"
+	diag "$i attach/detach cycles in $((t1 - t0)) s"
+	expect_cycles veth0 "$i" "$CYCLES"
 	alive_stock "after $i cycles"
 }
 
@@ -532,12 +540,8 @@ t_stress_device_churn() {
 	touch "$W/lw.stop"
 	wait_pid "$lw" 30 || fail "mask writer on dumr did not stop"
 	wait_pid "$ls" 60 || fail "sender to dumr did not stop"
-	a=$(klog_since | grep -c 'xps_steer: dumr: attached')
-	d=$(klog_since | grep -c 'xps_steer: dumr: detached')
-	diag "$i delete/re-create cycles of dumr in $((t1 - t0)) s ($sent pinned datagrams through it); log: $a attached, $d detached"
-	[ "$i" -ge "$RECREATE" ] || fail "only $i of $RECREATE cycles done"
-	{ [ "$a" = "$i" ] && [ "$d" = "$i" ]; } ||
-		fail "expected $i 'attached' and 'detached' lines for dumr, log has $a and $d"
+	diag "$i delete/re-create cycles of dumr in $((t1 - t0)) s ($sent pinned datagrams through it)"
+	expect_cycles dumr "$i" "$RECREATE"
 
 	# Rename round trips duma -> dumx (unlisted) -> dumb (listed) -> duma.
 	rm -f "$W/lw.stop"
