@@ -39,8 +39,8 @@ out=$(realpath "$out")
 t_start=$(now_us)
 
 # Host tools: QEMU, mkfs.ext4, a static libc for the test tools, debootstrap
-# (chroot.sh), the packaging tools (pkg.sh deps).
-need=(qemu-system-x86 e2fsprogs build-essential debootstrap iproute2)
+# (chroot.sh), modinfo (kmod), the packaging tools (pkg.sh deps).
+need=(qemu-system-x86 e2fsprogs build-essential debootstrap iproute2 kmod)
 missing=()
 for p in "${need[@]}"; do
 	dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed || missing+=("$p")

@@ -46,9 +46,12 @@ else
 		fi
 	done
 	if ((${#rest[@]})); then
-		sel=$(IFS=,; echo "${rest[*]}")
-		guest_list=$(select_names "$TOP/test/guest/suite.sh" "$sel") || exit
-		mapfile -t guest <<<"$guest_list"
+		suite_names=" $(test_names "$TOP/test/guest/suite.sh" | paste -sd' ') "
+		for name in "${rest[@]}"; do
+			[[ $suite_names == *" $name "* ]] ||
+				die_usage "T=$spec: unknown test '$name'; the tests are lint, the suite's:$suite_names(test/guest/suite.sh --list) and the NIC lane's:$nic_names(test/guest/nics.sh --list)"
+		done
+		mapfile -t guest < <(printf '%s\n' "${rest[@]}")
 	fi
 fi
 

@@ -79,14 +79,21 @@ t_queues_ethtool_shrink_cleanup() {
 # then not answer >= real_num_tx_queues (the core would log "selects TX
 # queue" and use queue 0).  The window is short and its timing is up to
 # linkwatch, so it is measured, not assumed: kprobes mark when
-# netif_set_real_num_tx_queues(veth0, 2) returned and when
+# netif_set_real_num_tx_queues(veth0, 2) stored the new count (its
+# synchronize_net(), which follows the store, as synchronize_rcu_expedited)
+# or returned, and when
 # netdev_state_change(veth0) ran; packets in between are the window's.
+# The synchronize_net() wait is what puts packets in it: under
+# single-threaded TCG the vCPUs take turns, so other CPUs' senders run
+# while the shrinking task sleeps there, rarely in the few microseconds
+# after it returns.  Each CPU's first frame in a window is left out (it
+# may have chosen its queue before the store).
 KP_GROUP=xps_suite
 WIN_PIDS=()
 kprobes_del() {	# remove this test's kprobe events, if there are any
 	local k
 	[ ! -e "$TR/events/$KP_GROUP/enable" ] || echo 0 >"$TR/events/$KP_GROUP/enable"
-	for k in setq setq_ret change; do
+	for k in setq sync setq_ret change; do
 		grep -q "^[pr]:$KP_GROUP/$k " "$TR/kprobe_events" &&
 			echo "-:$KP_GROUP/$k" >>"$TR/kprobe_events"
 	done
@@ -115,8 +122,13 @@ t_queues_shrink_window() {
 		skip "cannot add kprobes: $(head -n 1 "$W/kprobe.err")"
 		return
 	fi
-	# Packets of veth0 between setq_ret (after setq veth0 txq=2, same task)
-	# and the next change for veth0: "cpu queue count" lines, plus the
+	# synchronize_net() is inlined into its caller; under the RTNL it is
+	# synchronize_rcu_expedited(). Without this probe (a kernel that
+	# cannot probe it) the windows start at setq_ret only.
+	echo "p:$KP_GROUP/sync synchronize_rcu_expedited" >>"$TR/kprobe_events" 2>"$W/kprobe.err" ||
+		diag "no kprobe on synchronize_rcu_expedited ($(head -n 1 "$W/kprobe.err")): windows start when the shrink returns"
+	# Packets of veth0 between sync or setq_ret (after setq veth0 txq=2,
+	# same task) and the next change for veth0: "cpu queue count" lines, plus the
 	# number of windows on stderr.  One trace per cycle: the floods fill
 	# the buffer fast.
 	echo 16384 >"$TR/buffer_size_kb"
@@ -144,10 +156,17 @@ t_queues_shrink_window() {
 			/^#/ { next }
 			{ task = $1; sub(/.*-/, "", task) }
 			/ setq: / && / txq=2/ { match($0, /dev=0x[0-9a-f]+/); pending[task] = substr($0, RSTART, RLENGTH); next }
-			/ setq_ret: / && pending[task] != "" { wdev = pending[task]; pending[task] = ""; inwin = 1; wins++; next }
+			/ sync: / && pending[task] != "" { if (!inwin) { wins++; split("", seen) } wdev = pending[task]; inwin = 1; next }
+			/ setq_ret: / && pending[task] != "" { if (!inwin) { wins++; split("", seen) } wdev = pending[task]; pending[task] = ""; inwin = 1; next }
 			/ change: / { match($0, /dev=0x[0-9a-f]+/); if (substr($0, RSTART, RLENGTH) == wdev) inwin = 0; next }
 			inwin && / dev=veth0 / {
 				match($0, /\[[0-9]+\] /); cpu = substr($0, RSTART + 1, RLENGTH - 3) + 0
+				# A CPU descheduled between choosing a queue and
+				# handing the frame over may finish that frame after
+				# the store: its first frame in a window is not
+				# counted. The frames after it chose later (a
+				# sender CPU transmits one frame at a time).
+				if (!seen[cpu]++) next
 				match($0, /queue_mapping=[0-9]+/); q = substr($0, RSTART + 14, RLENGTH - 14) + 0
 				n[cpu " " q]++
 			}
