@@ -143,7 +143,7 @@ timeout --foreground -k 10 "$tmo" \
 	-kernel "$work/vmlinuz-$abi" -initrd "$work/initrd.img-$abi" -append "$cmdline" \
 	-drive "file=$img,format=raw,if=virtio,cache=unsafe" \
 	-netdev "tap,id=n0,ifname=$tap,script=no,downscript=no,queues=4,vhost=off" \
-	-device virtio-net-pci,netdev=n0,mq=on,vectors=10 \
+	-device "virtio-net-pci,netdev=n0,mq=on,vectors=10,$VIRTIO_NET_OPTS" \
 	-nodefaults -display none -no-reboot -serial stdio \
 	</dev/null 2>&1 | sed -u 's/\r$//' >"$log"
 status=("${PIPESTATUS[@]}")

@@ -223,7 +223,7 @@ for drv in "${drivers[@]}"; do
 		sysctl -q -w "net.ipv6.conf.$tap.disable_ipv6=1" || true
 		ip link set "$tap" up
 		args+=(--qemu -netdev --qemu "tap,id=n0,ifname=$tap,script=no,downscript=no,queues=4,vhost=off"
-			--qemu -device --qemu "virtio-net-pci,netdev=n0,mq=on,vectors=10,romfile=")
+			--qemu -device --qemu "virtio-net-pci,netdev=n0,mq=on,vectors=10,romfile=,$VIRTIO_NET_OPTS")
 		;;
 	vmxnet3)
 		args+=(--module vmxnet3 --qemu -netdev --qemu "user,id=n0,restrict=on"

@@ -1,10 +1,9 @@
 #!/bin/bash
 # check.sh - `make check`: the static checks, then the functional suite in a
-# QEMU guest running Debian bookworm's kernel, then the bad-input catalogue.
-# The real-NIC-driver lane (test/check-nics.sh, `make check-nics`) runs
-# only when T= names its tests: a TX queue stall seen in some of its runs
-# is not yet understood (docs/testing.md). Run as root on Debian 12; it
-# installs what it needs with apt. Exits non-zero if anything failed.
+# QEMU guest running Debian bookworm's kernel, then the bad-input catalogue,
+# then the real-NIC-driver lane (test/check-nics.sh: virtio-net, vmxnet3,
+# igb, one guest each). Run as root on Debian 12; it installs what it needs
+# with apt. Exits non-zero if anything failed.
 #
 # Usage: test/check.sh [T=name[,name...]]
 #   T= runs just these tests: the suite's (test/guest/suite.sh --list; in
@@ -32,6 +31,7 @@ lint=0 guest=() nics=()
 if [[ -z $spec || $spec == all ]]; then
 	lint=1
 	mapfile -t guest < <(select_names "$TOP/test/guest/suite.sh" all)
+	mapfile -t nics < <(select_names "$TOP/test/guest/nics.sh" all)
 else
 	nic_names=" $(test_names "$TOP/test/guest/nics.sh" | paste -sd' ') "
 	IFS=, read -ra names <<<"$spec"
@@ -93,7 +93,7 @@ if ((${#guest[@]})); then
 fi
 
 # The same module on real NIC drivers (virtio-net, vmxnet3, igb), one guest
-# each: `make check-nics` alone.
+# each (`make check-nics` runs just this).
 if ((${#nics[@]})); then
 	sel=$(IFS=,; echo "${nics[*]}")
 	XPS_STEER_OUT=$out/nics "$TOP/test/check-nics.sh" --ko "$TOP/xps_steer.ko" "T=$sel" || status=1

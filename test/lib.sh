@@ -112,6 +112,16 @@ select_names() {	# SCRIPT SPEC
 	printf '%s\n' "${want[@]}"
 }
 
+# VIRTIO_NET_OPTS: the options every guest's virtio-net NIC gets.
+# event_idx=off: with event-index notification suppression, a virtio-net
+# TX queue of Debian's 6.1 guest under QEMU 7.2's single-threaded TCG (every
+# guest here) now and then stopped for good (NETDEV WATCHDOG, "TX timeout
+# on queue: N") under traffic from every CPU, with xps_steer never loaded
+# as with it; with it off, or with the guest's virtio_net.napi_tx=0, no
+# stall was seen (docs/testing.md, "A stalled virtio-net TX queue").
+# shellcheck disable=SC2034 # used by the scripts that source lib.sh
+VIRTIO_NET_OPTS=event_idx=off
+
 # console_verdict NAME LOG QEMU_STATUS TIMEOUT
 #   0 only if the guest printed XPS_STEER_GUEST_EXIT=0 and the kernel
 #   reported no problem (WARNING/BUG/Oops/panic/stall/... in the console,

@@ -278,7 +278,7 @@ else
 fi
 netdev=()
 if ((nic)); then
-	netdev=(-netdev 'user,id=n0,restrict=on' -device 'virtio-net-pci,netdev=n0')
+	netdev=(-netdev 'user,id=n0,restrict=on' -device "virtio-net-pci,netdev=n0,$VIRTIO_NET_OPTS")
 fi
 # loglevel=5 (not 4): WARNING splats are KERN_WARNING (4) and only levels
 # below the console loglevel reach the console we scan.
