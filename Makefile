@@ -31,6 +31,9 @@
 #   make check-stress    the stress suite on the stock guest kernel (T=name,...
 #                        as for check, names: test/guest/stress.sh --list;
 #                        COUNTS="CYCLES=20 ..." for a quick round)
+#   make check-busy      make check 5 times, then make demo 3 times, each from a
+#                        fresh clone, while stress-ng keeps every host CPU busy
+#                        (BUSY="RUNS=2 DEMOS=1" for fewer)
 #   make check-debug     functional + stress suite on a KASAN/lockdep/kmemleak
 #                        debug kernel (built once from linux-source-6.1)
 #   make fuzz            fuzz the map builder for FUZZ_SECONDS (default 300);
@@ -101,6 +104,9 @@ check-version:
 check-stress:
 	test/check-stress.sh $(t_arg) $(COUNTS)
 
+check-busy:
+	test/check-busy.sh $(BUSY)
+
 check-debug:
 	test/check-debug.sh
 
@@ -121,6 +127,6 @@ ci:
 	.ci/run
 
 .PHONY: all modules clean kdir-exists dkms-install dkms-uninstall deb rpm \
-	demo check check-nics check-matrix check-install check-packages check-dkms \
+	demo check check-busy check-nics check-matrix check-install check-packages check-dkms \
 	check-rpm check-version check-stress check-debug fuzz fuzz-ci \
 	fuzz-selftest bench ci
