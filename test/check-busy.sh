@@ -49,6 +49,7 @@ run_one() {
 	log=$out/$kind-$n.log
 	rm -rf "$dir"
 	git clone -q "$TOP" "$dir"
+	git -C "$dir" checkout -q "$head"	# every run tests the same commit
 	t=$(now_us)
 	rc=0
 	make -C "$dir" "$target" >"$log" 2>&1 || rc=$?
