@@ -34,7 +34,8 @@
 # Guests run one at a time, each waiting for XPS_STEER_QEMU_LOCK (default
 # /var/cache/xps_steer/qemu.lock, as the matrix). Output: XPS_STEER_OUT
 # (default a new /tmp/xps_steer-nics.*): console-<driver>.log,
-# <driver>.tap. Prints one summary line per driver and
+# <driver>.tap. Prints one summary line per driver (saying how many tests
+# ran again after a TX watchdog, see nics.sh's nic_test) and
 # `check-nics: P passed, F failed, S skipped`; exit 0 only if every guest
 # passed vm.sh's console verdict and nothing failed.
 set -euo pipefail
@@ -255,7 +256,7 @@ for drv in "${drivers[@]}"; do
 	fi
 	del_tap
 	tr -d '\r' <"$out/console-$drv.log" >"$out/$drv.tap"
-	grep -E '^(not )?ok |^# (FAIL|SKIP)' "$out/$drv.tap" >&2 || true
+	grep -E '^(not )?ok |^# (FAIL|SKIP|RETRY)' "$out/$drv.tap" >&2 || true
 	if ((rc != 0)); then
 		grep 'FAIL' "$out/vm-$drv.log" >&2 || tail -n 5 "$out/vm-$drv.log" >&2
 		status=1
@@ -263,6 +264,8 @@ for drv in "${drivers[@]}"; do
 	txqs=$(sed -n 's/^# nic: driver=[^ ]* txqs=\([0-9]*\).*/\1/p' "$out/$drv.tap" | head -n1)
 	att=$(sed -n 's/^# nic: driver=[^ ]* xps_steer=//p' "$out/$drv.tap" | head -n1)
 	res=$(tap_summary "$out/$drv.tap") || status=1
+	# A test run again after the driver's TX watchdog fired (nics.sh).
+	retried=$(grep -c '^# RETRY:' "$out/$drv.tap") && res+=", $retried run again after a TX watchdog"
 	summary_lines+=("$drv: ${txqs:-?} tx queues, xps_steer: ${att:-?}; $res; $((SECONDS - t)) s")
 	say "${summary_lines[-1]}"
 	taps+=("$out/$drv.tap")
