@@ -7,7 +7,8 @@
 # failure. One line per run: what ran, its time and its summary line.
 #
 # Usage: test/check-busy.sh [RUNS=5] [DEMOS=3] [CPUS=<host CPUs>]
-#   Output (clones, logs): XPS_STEER_OUT, default a new /tmp/xps_steer-busy.*
+#   Output (clones, logs): XPS_STEER_OUT, default a new /tmp/xps_steer-busy.*;
+#   run N of KIND (check, demo): clone KIND-N, KIND-N.log, outputs KIND-N.out
 #   Exit status: 0 only if every run passed.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -52,7 +53,9 @@ run_one() {
 	git -C "$dir" checkout -q "$head"	# every run tests the same commit
 	t=$(now_us)
 	rc=0
-	make -C "$dir" "$target" >"$log" 2>&1 || rc=$?
+	# Its own output directory: an XPS_STEER_OUT given to this script
+	# would otherwise be every run's, each overwriting the last's logs.
+	XPS_STEER_OUT=$out/$kind-$n.out make -C "$dir" "$target" >"$log" 2>&1 || rc=$?
 	case $target in
 	check) line=$(grep -E '^xps_steer: [0-9]+ passed' "$log" | tail -n 1 || true) ;;
 	demo) line=$(grep -E 'Diagonal|NOT diagonal' "$log" | tail -n 1 || true) ;;
