@@ -399,8 +399,8 @@ bg_sender() {
 
 bursts_of() { cat "$W/bg.$1.n" 2>/dev/null || echo 0; }
 
-# senders_past N...: each CPU's sender has sent more bursts than the
-# number given for it (in CPUS order).
+# senders_past [N...]: each CPU's sender has sent more bursts than the
+# number given for it (in CPUS order; none given: 0).
 senders_past() {
 	local cpu i=0
 	local -a past=("$@")
@@ -417,7 +417,7 @@ senders_past() {
 # CMD's status in UT_RC, its output in $W/ut.out, its time in UT_MS.
 under_traffic() {
 	local cpu pid pids=() t0 err=0
-	local -a zero=() done_at=()
+	local -a done_at=()
 	rm -f "$W/stop" "$W"/bg.*
 	trace_start "$DEV"
 	export W DST BASE
@@ -427,8 +427,7 @@ under_traffic() {
 		taskset -c "$cpu" bash -c 'bg_sender "$1"' bg_sender "$cpu" &
 		pids+=($!)
 	done
-	for cpu in "${CPUS[@]}"; do zero+=(0); done
-	wait_until 60 senders_past "${zero[@]}" || fail "the senders did not all start within 60 s"
+	wait_until 60 senders_past || fail "the senders did not all start within 60 s"
 	sleep 1
 	echo XPS_NICS_CMD_START >"$TR/trace_marker"
 	t0=${EPOCHREALTIME/./}
