@@ -6,17 +6,24 @@
 # Each RESULT is <dir>/<probe>.result holding 1 (src/probes/<probe>.c
 # compiled with -Werror) or 0. OUT.h gets XPS_STEER_HAVE_<PROBE> for every
 # probe that compiled, and XPS_STEER_FEATURES, the table that
-# /sys/kernel/xps_steer/features shows. It is rewritten only when it
+# /sys/module/xps_steer/features shows. It is rewritten only when it
 # changes, so an unchanged kernel does not rebuild the module.
 #
-# The build stops, naming the interface, when the control probe failed
-# (the toolchain cannot compile against these headers at all) or when no
-# variant of a required interface ("Group: <name> (required)") compiled,
+# What a probe's result does to the build is its "Kind:" key, one of:
+#   control          must compile, or the toolchain cannot build probes
+#   fallback         compat.h supplies the interface when it is missing
+#   legacy-fallback  compat.h uses an older interface when it is missing
+#   variant          one of the variants of "Group: <name> (required)"
+#   layout           a structure layout that compat.h copes with
+#   dependency       an interface some variant needs
+# The build stops, naming the interface, when a probe has no known Kind,
+# when the control probe failed (the toolchain cannot compile against
+# these headers at all) or when no variant of a required group compiled,
 # or more than one did.
 #
-# XPS_STEER_FORCE_FALLBACKS=1 reports every probe that has a compat.h
-# fallback as absent, so one build compiles all those fallbacks (make
-# check does this to keep them building).
+# XPS_STEER_FORCE_FALLBACKS=1 reports every "Kind: fallback" probe as
+# absent, so one build compiles all those fallbacks (make check does this
+# to keep them building).
 set -eu
 
 out=$1
@@ -24,16 +31,24 @@ shift
 srcdir=$(dirname "$0")
 tmp=$out.tmp
 
+# kind PROBE: the value of its "Kind:" key.
+kind() { sed -n 's/^ \* Kind: //p' "$srcdir/$1.c"; }
+
 have=''
 missing=''
 # Pass 1: the verdict of each probe, fallbacks forced off if asked.
 verdicts=''
 for result; do
 	name=$(basename "$result" .result)
-	[ "$name" = control ] && continue
-	ok=$(cat "$result")
-	if [ "${XPS_STEER_FORCE_FALLBACKS:-0}" = 1 ] &&
-		grep -q '^ \* Fallback: ' "$srcdir/$name.c"; then
+	case $(kind "$name") in
+	control) continue ;;
+	fallback | legacy-fallback | variant | layout | dependency) ok=$(cat "$result") ;;
+	*)
+		echo "xps_steer: src/probes/$name.c: no known \"Kind:\" key" >&2
+		exit 1
+		;;
+	esac
+	if [ "${XPS_STEER_FORCE_FALLBACKS:-0}" = 1 ] && [ "$(kind "$name")" = fallback ]; then
 		ok=0
 	fi
 	verdicts="$verdicts $name=$ok"
@@ -75,7 +90,7 @@ fail() {
 }
 
 for result; do
-	[ "$(basename "$result")" = control.result ] || continue
+	[ "$(kind "$(basename "$result" .result)")" = control ] || continue
 	[ "$(cat "$result")" = 1 ] ||
 		fail "the control probe does not compile against these kernel headers with this compiler; see ${result%.result}.log"
 done

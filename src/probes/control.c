@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Probe control: kernel headers and this compiler build a trivial module file.
+ * Kind: control
  * Upstream: none: guards against a toolchain on which every probe would fail.
  * Control: must compile, or the toolchain cannot build probes at all
  */

@@ -6,6 +6,7 @@
  *   const kobj_type in v6.2+) never reach us, because we only use
  *   kobject_create_and_add() and sysfs_create_file(); this tells us at
  *   once if the attribute side ever changes too.
+ * Kind: variant
  * Upstream: v2.6.25, "kobject: add kobj_attribute handling".
  * Group: kobj_attribute (required)
  */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Probe kvcalloc: kvcalloc(n, size, flags).
+ * Kind: fallback
  * Upstream: v4.18, "mm: Introduce kvcalloc()".
  * Fallback: kvzalloc() of n * size, checked for overflow.
  */

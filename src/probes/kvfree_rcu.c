@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Probe kvfree_rcu: kvfree_rcu(ptr, rhf) for kvmalloc()ed memory.
+ * Kind: fallback
  * Upstream: v5.9, "rcu: Introduce kvfree_rcu() interface".
- * Fallback: synchronize_rcu() then kvfree() (the writer may sleep; no callback
- *   into module text).
+ * Fallback: call_rcu() with a callback that kvfree()s (the writer never
+ *   sleeps; module exit waits for the callbacks with rcu_barrier()).
  */
 #include <linux/rcupdate.h>
 #include <linux/slab.h>

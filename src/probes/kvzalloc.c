@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Probe kvzalloc: kvzalloc(size, flags).
+ * Kind: fallback
  * Upstream: v4.12, "mm: introduce kv[mz]alloc helpers".
  * Fallback: kzalloc() with __GFP_NOWARN, then vzalloc().
  */

@@ -2,6 +2,7 @@
 /*
  * Probe legacy_netdev_pick_tx: u16 __netdev_pick_tx(dev, skb), exported
  *   while ndo_select_queue had no fallback argument.
+ * Kind: dependency
  * Upstream: exported in v3.9 to v3.13; the v3.14 fallback argument replaced
  *   it ("netdevice: add queue selection fallback handler for
  *   ndo_select_queue"). RHEL 7.0 to 7.2 declare it.

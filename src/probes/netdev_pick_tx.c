@@ -4,6 +4,7 @@
  *   XPS-or-hash helper. Before 5.2 a function of that name is the core
  *   selector that calls ndo_select_queue: calling it from the hook would
  *   recurse, so the type is compared, not just the name.
+ * Kind: dependency
  * Upstream: v5.2, "packet: rework packet_pick_tx_queue() to use common code
  *   selection".
  * Needed by: select_queue_sb_dev (the stock selection to fall back to)

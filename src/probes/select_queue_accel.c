@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Probe select_queue_accel: ndo_select_queue(dev, skb, accel_priv).
+ * Kind: variant
  * Upstream: v3.13, "net: core: explicitly select a txq before doing l2
  *   forwarding".
  * Group: ndo_select_queue (required)

@@ -2,6 +2,7 @@
 /*
  * Probe select_queue_accel_fallback: ndo_select_queue(dev, skb, accel_priv,
  *   fallback), fallback(dev, skb).
+ * Kind: variant
  * Upstream: v3.14, "netdevice: add queue selection fallback handler for
  *   ndo_select_queue"; RHEL 7.3+ (RH_KABI_REPLACE), SLES 12.
  * Group: ndo_select_queue (required)

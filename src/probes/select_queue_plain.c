@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Probe select_queue_plain: ndo_select_queue(dev, skb).
+ * Kind: variant
  * Upstream: v2.6.27 to v3.12; RHEL 7.0 to 7.2.
  * Group: ndo_select_queue (required)
  *

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Probe select_queue_sb_dev: ndo_select_queue(dev, skb, sb_dev).
+ * Kind: variant
  * Upstream: v5.2, "net: Remove fallback argument from ndo_select_queue()"; RHEL
  *   9, SLES 15 SP2.
  * Group: ndo_select_queue (required)

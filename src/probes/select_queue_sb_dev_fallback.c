@@ -2,6 +2,7 @@
 /*
  * Probe select_queue_sb_dev_fallback: ndo_select_queue(dev, skb, sb_dev,
  *   fallback), fallback(dev, skb, sb_dev).
+ * Kind: variant
  * Upstream: v4.19, "net: allow ndo_select_queue to pass netdev" and "net: allow
  *   fallback function to pass netdev"; RHEL 8.
  * Group: ndo_select_queue (required)

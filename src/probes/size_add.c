@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Probe size_add: size_add(a, b), saturating at SIZE_MAX.
+ * Kind: fallback
  * Upstream: v5.18, "overflow: Implement size_t saturating arithmetic helpers".
  * Fallback: plain addition.
  */

@@ -2,6 +2,7 @@
 /*
  * Probe skb_sender_cpu: struct sk_buff has sender_cpu (needs CONFIG_XPS or
  *   CONFIG_NET_RX_BUSY_POLL).
+ * Kind: fallback
  * Upstream: v4.0, "xps: fix xps for stacked devices".
  * Fallback: use the CPU we run on (raw_smp_processor_id()).
  */

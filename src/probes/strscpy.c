@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Probe strscpy: strscpy(dest, src, count).
+ * Kind: fallback
  * Upstream: v4.3, "string: provide strscpy()".
  * Fallback: strlcpy().
  */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Probe struct_size: struct_size() and array_size() from linux/overflow.h.
+ * Kind: fallback
  * Upstream: v4.18, "overflow.h: Add allocation size calculation helpers".
  * Fallback: plain multiplication and addition (our sizes are bounded by NR_CPUS
  *   and 65536 queues).

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Probe sysfs_emit: sysfs_emit(buf, fmt, ...).
+ * Kind: fallback
  * Upstream: v5.10, "sysfs: Add sysfs_emit and sysfs_emit_at to format sysfs
  *   output".
  * Fallback: scnprintf() into the PAGE_SIZE sysfs buffer.
