@@ -1,51 +1,126 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Device lifecycle: attach to named devices as they register, follow
- * renames and queue-count changes, detach when they go away or on unload.
+ * Device lifecycle: the names dev= asked for, attaching to those devices
+ * as they register, following renames, detaching when they go away or
+ * on unload.
  *
- * Attaching copies the device's net_device_ops, sets our
- * ndo_select_queue in the copy and publishes the copy in the device,
- * all under rtnl. Detaching puts the original back, and frees our copy
- * only when no CPU can still be calling through it.
+ * Attaching copies the device's net_device_ops into a slot (slots.c),
+ * sets our ndo_select_queue in the copy and publishes the copy in the
+ * device, all under rtnl. Detaching puts the original back, and gives
+ * the slot back only when no CPU can still be calling through it.
  */
+#include <linux/kmemleak.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/workqueue.h>
 #include <net/net_namespace.h>
 
 #include "xps_steer.h"
 
-/* Serialises the control path: device list, masks, maps, tx-<n> dirs. */
+/* See xps_steer.h: the control path's one lock, and what it guards. */
 DEFINE_MUTEX(xps_steer_lock);
 LIST_HEAD(xps_steer_devices);
 
-/* Detached devices waiting for their grace periods; xps_steer_lock. */
-static LIST_HEAD(xps_steer_reap_list);
-/* Devices whose ops were replaced after we attached: never freed. */
-static LIST_HEAD(xps_steer_pinned_list);
+/* The names asked for by dev=, fixed once the module is loaded. */
+static char requested[XPS_STEER_MAX_DEVS][IFNAMSIZ];
+static unsigned int nr_requested;
 
-static void xps_steer_free_dev(struct xps_steer_dev *xdev)
+/* Detached devices waiting for their grace periods; xps_steer_lock. */
+static LIST_HEAD(reap_list);
+
+static bool name_requested(const char *name)
 {
-	xps_steer_map_free(rcu_dereference_protected(xdev->map, true));
-	kvfree(xdev->masks);
+	unsigned int i;
+
+	for (i = 0; i < nr_requested; i++)
+		if (!strcmp(requested[i], name))
+			return true;
+	return false;
+}
+
+/* Check one dev= entry; log and fail on anything we would not act on. */
+static int add_name(const char *name)
+{
+	if (!*name) {
+		pr_err("dev=: empty device name in the list\n");
+		return -EINVAL;
+	}
+	if (strlen(name) >= IFNAMSIZ) {
+		pr_err("%s: dev=: device name longer than %d characters\n",
+		       name, IFNAMSIZ - 1);
+		return -EINVAL;
+	}
+	if (!dev_valid_name(name)) {
+		pr_err("%s: dev=: not a valid device name\n", name);
+		return -EINVAL;
+	}
+	if (name_requested(name)) {
+		pr_err("%s: dev=: device named twice\n", name);
+		return -EINVAL;
+	}
+	if (nr_requested == XPS_STEER_MAX_DEVS) {
+		pr_err("%s: dev=: more than %d devices named\n", name,
+		       XPS_STEER_MAX_DEVS);
+		return -EINVAL;
+	}
+	strscpy(requested[nr_requested++], name, IFNAMSIZ);
+	return 0;
+}
+
+static int parse_names(const char *names)
+{
+	char *list, *cursor, *name;
+	int err = 0;
+
+	if (!names || !*names) {
+		pr_err("dev=: no device named; usage: modprobe xps_steer dev=eth0[,eth1...]\n");
+		return -EINVAL;
+	}
+	list = kstrdup(names, GFP_KERNEL);
+	if (!list)
+		return -ENOMEM;
+	cursor = list;
+	while (!err && (name = strsep(&cursor, ",")))
+		err = add_name(name);
+	kfree(list);
+	return err;
+}
+
+/* One line for each name that did not find its device at load time. */
+static void report_absent(void)
+{
+	unsigned int i;
+
+	rtnl_lock();
+	for (i = 0; i < nr_requested; i++)
+		if (!__dev_get_by_name(&init_net, requested[i]))
+			pr_info("%s: not present, will attach when it registers\n",
+				requested[i]);
+	rtnl_unlock();
+}
+
+static void free_dev(struct xps_steer_dev *xdev)
+{
+	xps_steer_model_free(xdev);
 	kvfree(xdev->queue_dirs);
 	kfree(xdev);
 }
 
-static void xps_steer_reap(struct work_struct *work)
+static void reap(struct work_struct *work)
 {
 	struct xps_steer_dev *xdev, *tmp;
 	LIST_HEAD(dead);
 
 	mutex_lock(&xps_steer_lock);
-	list_splice_init(&xps_steer_reap_list, &dead);
+	list_splice_init(&reap_list, &dead);
 	mutex_unlock(&xps_steer_lock);
 	if (list_empty(&dead))
 		return;
 
-	/* The core calls ndo_select_queue, and we walk our list, under RCU. */
+	/* The core calls ndo_select_queue under RCU. */
 	synchronize_net();
 	/* Before 4.20 the core's rcu_read_lock_bh() is a flavour of its own. */
 	xps_steer_synchronize_bh();
@@ -53,19 +128,25 @@ static void xps_steer_reap(struct work_struct *work)
 	 * AF_PACKET's qdisc bypass loads dev->netdev_ops and calls through
 	 * it preemptible and outside RCU: wait until every task that may
 	 * have been preempted in between has since scheduled voluntarily.
+	 * Without Tasks RCU the slots were kept instead (detach()).
 	 */
-	synchronize_rcu_tasks();
+	if (XPS_STEER_CAN_WAIT_FOR_SENDERS)
+		synchronize_rcu_tasks();
 
+	mutex_lock(&xps_steer_lock);
 	list_for_each_entry_safe(xdev, tmp, &dead, reap_node) {
 		list_del(&xdev->reap_node);
-		xps_steer_free_dev(xdev);
+		if (xdev->slot)
+			xps_steer_slot_put(xdev->slot);
+		free_dev(xdev);
 	}
+	mutex_unlock(&xps_steer_lock);
 }
 
-static DECLARE_WORK(xps_steer_reap_work, xps_steer_reap);
+static DECLARE_WORK(reap_work, reap);
 
 /* Caller holds rtnl, which every writer of the device list holds. */
-static struct xps_steer_dev *xps_steer_lookup_dev(const struct net_device *dev)
+static struct xps_steer_dev *lookup_dev(const struct net_device *dev)
 {
 	struct xps_steer_dev *xdev;
 
@@ -77,7 +158,7 @@ static struct xps_steer_dev *xps_steer_lookup_dev(const struct net_device *dev)
 }
 
 /* Why dev cannot be attached, logged; false if it can be. */
-static bool xps_steer_refuse(const struct net_device *dev)
+static bool refuse(const struct net_device *dev)
 {
 	const char *driver, *why;
 
@@ -85,10 +166,10 @@ static bool xps_steer_refuse(const struct net_device *dev)
 		pr_warn("%s: refused: single-queue device\n", dev->name);
 		return true;
 	}
-	/* Our map stores queue numbers as u16, like the kernel's. */
-	if (dev->num_tx_queues > U16_MAX + 1) {
-		pr_warn("%s: refused: %u tx queues is more than supported\n",
-			dev->name, dev->num_tx_queues);
+	/* Queue numbers are u16, and U16_MAX means "no queue" to the core. */
+	if (dev->num_tx_queues > XPS_STEER_MAX_QUEUES) {
+		pr_warn("%s: refused: %u tx queues is more than supported (%u)\n",
+			dev->name, dev->num_tx_queues, XPS_STEER_MAX_QUEUES);
 		return true;
 	}
 	if (xps_steer_denied(dev, &driver, &why)) {
@@ -108,7 +189,7 @@ static bool xps_steer_refuse(const struct net_device *dev)
  * A kernel that cannot wait for a sender preempted inside our hook (see
  * XPS_STEER_CAN_WAIT_FOR_SENDERS) keeps the module once it attached.
  */
-static void xps_steer_pin_if_unsafe(void)
+static void pin_if_unsafe(void)
 {
 	static bool pinned;
 
@@ -119,7 +200,8 @@ static void xps_steer_pin_if_unsafe(void)
 	pr_notice("preemptible kernel without Tasks RCU: xps_steer cannot be unloaded once attached\n");
 }
 
-static struct xps_steer_dev *xps_steer_alloc_dev(struct net_device *dev)
+/* A new, unpublished xdev with its masks; NULL if out of memory. */
+static struct xps_steer_dev *alloc_dev(struct net_device *dev)
 {
 	struct xps_steer_dev *xdev;
 
@@ -128,109 +210,134 @@ static struct xps_steer_dev *xps_steer_alloc_dev(struct net_device *dev)
 		return NULL;
 	xdev->dev = dev;
 	strscpy(xdev->name, dev->name, sizeof(xdev->name));
-	xdev->max_queues = dev->num_tx_queues;
-	xdev->mask_longs = BITS_TO_LONGS(nr_cpu_ids);
-	xdev->masks = kvcalloc(array_size(xdev->max_queues, xdev->mask_longs),
-			       sizeof(unsigned long), GFP_KERNEL);
-	xdev->queue_dirs = kvcalloc(xdev->max_queues,
-				    sizeof(*xdev->queue_dirs), GFP_KERNEL);
-	if (!xdev->masks || !xdev->queue_dirs) {
-		xps_steer_free_dev(xdev);
-		return NULL;
-	}
+	if (xps_steer_model_init(xdev))
+		goto err;
+	xdev->queue_dirs = kvcalloc(xdev->nr_queues, sizeof(*xdev->queue_dirs),
+				    GFP_KERNEL);
+	if (!xdev->queue_dirs)
+		goto err;
 	return xdev;
+err:
+	free_dev(xdev);
+	return NULL;
 }
 
-static void xps_steer_attach(struct net_device *dev)
+static void attach(struct net_device *dev)
 {
 	struct xps_steer_dev *xdev;
 	int err;
 
 	ASSERT_RTNL();
-	if (xps_steer_refuse(dev))
+	if (refuse(dev))
 		return;
 
-	xdev = xps_steer_alloc_dev(dev);
+	xdev = alloc_dev(dev);
 	if (!xdev) {
 		pr_err("%s: not attached: out of memory\n", dev->name);
 		return;
 	}
 	err = xps_steer_sysfs_add_dev(xdev);
 	if (err) {
-		/* Never published: nobody else can see xdev yet. */
-		xps_steer_sysfs_del_dev(xdev);
-		xps_steer_free_dev(xdev);
+		free_dev(xdev);
 		pr_err("%s: not attached: cannot create its sysfs tree (%d)\n",
 		       dev->name, err);
 		return;
 	}
 
-	xdev->orig_ops = dev->netdev_ops;
-	xps_steer_copy_ops(&xdev->ops, dev->netdev_ops);
-	xps_steer_hook_ops(&xdev->ops);
-
 	mutex_lock(&xps_steer_lock);
-	list_add_tail_rcu(&xdev->node, &xps_steer_devices);
+	xdev->slot = xps_steer_slot_get(dev);
+	if (xdev->slot) {
+		xdev->orig_ops = dev->netdev_ops;
+		xps_steer_copy_ops(&xdev->slot->ops, dev->netdev_ops);
+		xps_steer_hook_ops(&xdev->slot->ops);
+		WRITE_ONCE(xdev->slot->dev, dev);
+		list_add_tail(&xdev->node, &xps_steer_devices);
+	}
 	mutex_unlock(&xps_steer_lock);
-	/* The copy is complete and findable before any CPU can call it. */
-	smp_store_release(&dev->netdev_ops, &xdev->ops);
-	xps_steer_pin_if_unsafe();
+	if (!xdev->slot) {
+		/* Cannot happen while dev= names at most as many as there are slots. */
+		xps_steer_sysfs_del_dev(xdev);
+		free_dev(xdev);
+		pr_err("%s: not attached: %d devices attached already\n",
+		       dev->name, XPS_STEER_MAX_DEVS);
+		return;
+	}
+	/* The copy and its slot are complete before any CPU can call it. */
+	smp_store_release(&dev->netdev_ops, &xdev->slot->ops);
+	pin_if_unsafe();
 
 	pr_info("%s: attached (%u tx queues)\n", xdev->name, xdev->nr_queues);
 }
 
-/* Queue xdev to be freed once no CPU can be using it any more. */
-static void xps_steer_reap_later(struct xps_steer_dev *xdev)
+/* Free xdev (and give its slot back) once no CPU can be using them. */
+static void reap_later(struct xps_steer_dev *xdev)
 {
 	mutex_lock(&xps_steer_lock);
-	list_add_tail(&xdev->reap_node, &xps_steer_reap_list);
+	list_add_tail(&xdev->reap_node, &reap_list);
 	mutex_unlock(&xps_steer_lock);
 	/* Tasks RCU grace periods are long: keep them off system_wq. */
-	queue_work(system_long_wq, &xps_steer_reap_work);
+	queue_work(system_long_wq, &reap_work);
 }
 
-static void xps_steer_detach(struct xps_steer_dev *xdev)
+/*
+ * Detach xdev. If the device no longer wears our copy of its ops, someone
+ * replaced them after we attached: the driver with another table of its
+ * own, or another module with a copy of our copy, which it may put back
+ * later. Our copy is then kept for good, its hook pointed back at the
+ * driver's, so that nothing can reach our code through it.
+ */
+static void detach(struct xps_steer_dev *xdev)
 {
 	struct net_device *dev = xdev->dev;
-	bool ours = dev->netdev_ops == &xdev->ops;
-	bool keep = !ours || !XPS_STEER_CAN_WAIT_FOR_SENDERS;
+	const struct net_device_ops *now = dev->netdev_ops;
+	struct xps_steer_slot *slot = xdev->slot;
+	bool ours = now == &slot->ops;
+	/* A copy of our copy still leads here. */
+	bool copied = !ours && now->ndo_select_queue == slot->ops.ndo_select_queue;
 
 	ASSERT_RTNL();
-	/* Put the original back only if nobody wrapped our copy since. */
 	if (ours)
 		WRITE_ONCE(dev->netdev_ops, xdev->orig_ops);
 
 	mutex_lock(&xps_steer_lock);
-	list_del_rcu(&xdev->node);
-	if (keep)
-		list_add_tail(&xdev->reap_node, &xps_steer_pinned_list);
+	list_del(&xdev->node);
+	WRITE_ONCE(slot->dev, NULL);
+	xps_steer_model_unpublish(xdev);
+	if (!ours || !XPS_STEER_CAN_WAIT_FOR_SENDERS) {
+		/* We refuse drivers with their own hook: theirs is NULL. */
+		WRITE_ONCE(slot->ops.ndo_select_queue, NULL);
+		xps_steer_slot_keep(slot);
+		xdev->slot = NULL;
+	}
 	mutex_unlock(&xps_steer_lock);
 
 	xps_steer_sysfs_del_dev(xdev);
+	reap_later(xdev);
 
-	if (!ours) {
-		/*
-		 * Whoever replaced the ops since (another module stacked on
-		 * ours, or the driver) may still call through our copy and
-		 * our hook: both must stay for good.
-		 */
-		if (module_is_live(THIS_MODULE)) {
-			__module_get(THIS_MODULE);
-			pr_err("%s: netdev_ops were replaced after we attached; keeping our copy, xps_steer can no longer be unloaded\n",
-			       xdev->name);
-		} else {
-			WARN(1, "%s: unloading while netdev_ops that were replaced after we attached may still lead to xps_steer\n",
-			     xdev->name);
-		}
+	if (!copied) {
+		if (ours)
+			pr_info("%s: detached\n", xdev->name);
+		else
+			pr_notice("%s: detached; its netdev_ops were replaced after we attached, our copy stays in memory\n",
+				  xdev->name);
 		return;
 	}
-	pr_info("%s: detached\n", xdev->name);
-	/* Without a way to wait for senders the copy stays (attach pinned us). */
-	if (!keep)
-		xps_steer_reap_later(xdev);
+	/*
+	 * Whoever copied our ops may still call our hook through its copy:
+	 * the module must stay. While it is being unloaded that is no longer
+	 * possible (see docs/design.md).
+	 */
+	if (module_is_live(THIS_MODULE)) {
+		__module_get(THIS_MODULE);
+		pr_err("%s: netdev_ops were copied by someone else after we attached; xps_steer can no longer be unloaded\n",
+		       xdev->name);
+	} else {
+		pr_err("%s: unloading while a copy of our netdev_ops made by someone else may still lead to xps_steer\n",
+		       xdev->name);
+	}
 }
 
-static void xps_steer_rename(struct xps_steer_dev *xdev)
+static void follow_rename(struct xps_steer_dev *xdev)
 {
 	char old[IFNAMSIZ];
 
@@ -242,8 +349,8 @@ static void xps_steer_rename(struct xps_steer_dev *xdev)
 	pr_info("%s: renamed to %s\n", old, xdev->name);
 }
 
-static int xps_steer_netdev_event(struct notifier_block *nb,
-				  unsigned long event, void *ptr)
+static int netdev_event(struct notifier_block *nb, unsigned long event,
+			void *ptr)
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
 	struct xps_steer_dev *xdev;
@@ -252,50 +359,53 @@ static int xps_steer_netdev_event(struct notifier_block *nb,
 	if (!net_eq(dev_net(dev), &init_net))
 		return NOTIFY_DONE;
 
-	xdev = xps_steer_lookup_dev(dev);
+	xdev = lookup_dev(dev);
 	switch (event) {
 	case NETDEV_REGISTER:
-		if (!xdev && xps_steer_name_requested(dev->name))
-			xps_steer_attach(dev);
-		break;
 	case NETDEV_CHANGENAME:
-		if (xdev)
-			xps_steer_rename(xdev);
-		else if (xps_steer_name_requested(dev->name))
-			xps_steer_attach(dev);
-		break;
-	case NETDEV_UP:
-	case NETDEV_CHANGE:
-		/* No event tells of ethtool -L: catch up when we can. */
-		if (xdev)
-			xps_steer_sysfs_resize(xdev, dev->real_num_tx_queues);
+		if (xdev && event == NETDEV_CHANGENAME)
+			follow_rename(xdev);
+		/* Nothing new attaches while the module is going away. */
+		else if (!xdev && name_requested(dev->name) &&
+			 module_is_live(THIS_MODULE))
+			attach(dev);
 		break;
 	case NETDEV_UNREGISTER:
 		if (xdev)
-			xps_steer_detach(xdev);
+			detach(xdev);
 		break;
 	}
 	return NOTIFY_DONE;
 }
 
-static struct notifier_block xps_steer_notifier = {
-	.notifier_call = xps_steer_netdev_event,
+static struct notifier_block notifier = {
+	.notifier_call = netdev_event,
 };
 
-/* Registering replays REGISTER and UP for every existing device. */
-int xps_steer_attach_init(void)
+/* Registering replays REGISTER for every existing device. */
+int xps_steer_attach_init(const char *names)
 {
-	int err = register_netdevice_notifier(&xps_steer_notifier);
+	int err;
 
-	/* A failed registration replays UNREGISTER for what it attached. */
+	err = parse_names(names);
 	if (err)
-		flush_work(&xps_steer_reap_work);
-	return err;
+		return err;
+	err = register_netdevice_notifier(&notifier);
+	if (err) {
+		/* A failed registration replays UNREGISTER for what it attached. */
+		flush_work(&reap_work);
+		rcu_barrier();
+		return err;
+	}
+	report_absent();
+	return 0;
 }
 
 /* Unregistering replays UNREGISTER for every device: all get detached. */
 void xps_steer_attach_exit(void)
 {
-	unregister_netdevice_notifier(&xps_steer_notifier);
-	flush_work(&xps_steer_reap_work);
+	unregister_netdevice_notifier(&notifier);
+	flush_work(&reap_work);
+	/* kvfree_rcu()'s fallback before 5.9 calls back into this module. */
+	rcu_barrier();
 }

@@ -114,12 +114,6 @@
 })
 #endif
 
-/* Before 5.9 kfree_rcu() cannot free vmalloc()ed memory: wait, then free. */
-#ifndef XPS_STEER_HAVE_KVFREE_RCU
-#undef kvfree_rcu
-#define kvfree_rcu(ptr, rhf)	do { synchronize_rcu(); kvfree(ptr); } while (0)
-#endif
-
 /*
  * Before 4.20 the core's rcu_read_lock_bh() around ndo_select_queue is an
  * RCU flavour synchronize_net() does not wait for; from 4.20 it does.
@@ -166,6 +160,25 @@ static inline void xps_steer_kvfree(const void *ptr)
 	else
 		kfree(ptr);
 }
+#endif
+
+/*
+ * Before 5.9 kfree_rcu() cannot free vmalloc()ed memory: an RCU callback
+ * does, without sleeping (callers may hold rtnl). The rcu_head must come
+ * first, so the callback needs no offset; module exit runs rcu_barrier()
+ * before the callback's text goes.
+ */
+#ifndef XPS_STEER_HAVE_KVFREE_RCU
+#undef kvfree_rcu
+static inline void xps_steer_kvfree_head(struct rcu_head *head)
+{
+	kvfree(head);
+}
+
+#define kvfree_rcu(ptr, rhf) do {					\
+	BUILD_BUG_ON(offsetof(typeof(*(ptr)), rhf) != 0);		\
+	call_rcu(&(ptr)->rhf, xps_steer_kvfree_head);			\
+} while (0)
 #endif
 
 #ifndef XPS_STEER_HAVE_KVZALLOC

@@ -14,7 +14,8 @@
  * below nr_cpus named by a mask gets an entry, online or not, so that a
  * CPU coming online later steers at once without a hotplug callback.
  * Returns NULL when no CPU is mapped (the TX path then has nothing to
- * look at) and an ERR_PTR on allocation failure.
+ * look at), ERR_PTR(-EINVAL) for more than XPS_STEER_MAX_QUEUES queues
+ * and ERR_PTR(-ENOMEM) on allocation failure.
  */
 struct xps_steer_map *xps_steer_map_build(const unsigned long *masks,
 					  unsigned int mask_longs,
@@ -27,6 +28,8 @@ struct xps_steer_map *xps_steer_map_build(const unsigned long *masks,
 	u32 first = 0;
 	u16 *queues;
 
+	if (nr_queues > XPS_STEER_MAX_QUEUES)
+		return ERR_PTR(-EINVAL);
 	for (queue = 0; queue < nr_queues; queue++)
 		total += bitmap_weight(masks + (size_t)queue * mask_longs,
 				       nr_cpus);
@@ -61,6 +64,8 @@ struct xps_steer_map *xps_steer_map_build(const unsigned long *masks,
 				 nr_cpus) {
 			struct xps_steer_cpu_queues *entry = &map->cpu[cpu];
 
+			if (!entry->len)
+				entry->queue = queue;
 			queues[entry->first + entry->len++] = queue;
 		}
 	return map;

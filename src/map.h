@@ -9,18 +9,26 @@
 
 #include <linux/types.h>
 
-/* The queues one CPU may use: map->queues[first .. first + len - 1]. */
+/*
+ * The queues one CPU may use: map->queues[first .. first + len - 1]. The
+ * first of them is also kept inline, so a CPU with one queue (the common
+ * one-to-one map) costs the TX path a single cache line.
+ */
 struct xps_steer_cpu_queues {
 	u32 first;
-	u32 len;
+	u16 len;	/* at most XPS_STEER_MAX_QUEUES */
+	u16 queue;	/* queues[first], when len */
 };
+
+/* Queue numbers are u16, and U16_MAX means "no queue" to the core. */
+#define XPS_STEER_MAX_QUEUES	65535
 
 /*
  * The per-CPU queue map the TX path reads. Built whole by a writer,
  * published with RCU and never modified afterwards.
  */
 struct xps_steer_map {
-	struct rcu_head rcu;
+	struct rcu_head rcu;		/* first: see kvfree_rcu() in compat.h */
 	unsigned int nr_cpus;		/* entries in cpu[] */
 	struct xps_steer_cpu_queues cpu[];
 	/* then u16 queues[]: the per-CPU lists, back to back */

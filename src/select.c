@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The per-packet hook: mainline netdev_pick_tx() with our map in place of
- * the kernel's XPS map. No locks, atomics, allocations or shared writes.
+ * the kernel's XPS map. No locks, atomics or allocations; the one shared
+ * write is the stock one, recording the chosen queue in the socket
+ * (sk_tx_queue_set()), which the stock selection does too.
  */
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
@@ -10,26 +12,34 @@
 #include "xps_steer.h"
 
 /*
- * Find dev's map. The list is searched rather than container_of() on
- * dev->netdev_ops, because another module may have stacked its own copy
- * of our ops on top of ours.
+ * The slot of dev. We are normally called through our own copy of its
+ * ops, so dev->netdev_ops points into the slot table and names the slot.
+ * Otherwise someone installed a copy of our copy (see docs/design.md):
+ * search the table, which is only a few cache lines.
  */
-static const struct xps_steer_map *xps_steer_find_map(const struct net_device *dev)
+static struct xps_steer_slot *find_slot(const struct net_device *dev)
 {
-	struct xps_steer_dev *xdev;
+	const struct xps_steer_slot *slots = xps_steer_slots;
+	unsigned long off = (unsigned long)READ_ONCE(dev->netdev_ops) -
+			    (unsigned long)&slots->ops;
+	unsigned int i = off / sizeof(*slots);
 
-	list_for_each_entry_rcu(xdev, &xps_steer_devices, node)
-		if (xdev->dev == dev)
-			return rcu_dereference(xdev->map);
+	if (likely(i < XPS_STEER_MAX_DEVS && off % sizeof(*slots) == 0 &&
+		   READ_ONCE(slots[i].dev) == dev))
+		return &xps_steer_slots[i];
+	for (i = 0; i < XPS_STEER_MAX_DEVS; i++)
+		if (READ_ONCE(slots[i].dev) == dev)
+			return &xps_steer_slots[i];
 	return NULL;
 }
 
 /* The queue our map gives this packet, or -1 for "no answer". */
-static int xps_steer_map_queue(struct net_device *dev, struct sk_buff *skb)
+static int map_queue(struct net_device *dev, struct sk_buff *skb)
 {
 	const struct xps_steer_cpu_queues *entry;
 	const struct xps_steer_map *map;
 	unsigned int cpu = xps_steer_sender_cpu(skb);
+	struct xps_steer_slot *slot;
 	int queue = -1;
 
 	/*
@@ -44,17 +54,16 @@ static int xps_steer_map_queue(struct net_device *dev, struct sk_buff *skb)
 
 	/* Our own read-side section: the qdisc bypass caller holds none. */
 	rcu_read_lock();
-	map = xps_steer_find_map(dev);
-	if (map && cpu < map->nr_cpus) {
-		const u16 *queues = xps_steer_map_queues(map);
-
+	slot = find_slot(dev);
+	map = slot ? rcu_dereference(slot->map) : NULL;
+	/* A map has an entry for each of nr_cpu_ids CPUs (model.c). */
+	if (map) {
 		entry = &map->cpu[cpu];
 		if (entry->len == 1)
-			queue = queues[entry->first];
+			queue = entry->queue;
 		else if (entry->len)
-			queue = queues[entry->first +
-				       reciprocal_scale(skb_get_hash(skb),
-							entry->len)];
+			queue = xps_steer_map_queues(map)[entry->first +
+				reciprocal_scale(skb_get_hash(skb), entry->len)];
 		/* The queue count can shrink under us (ethtool -L). */
 		if (queue >= (int)READ_ONCE(dev->real_num_tx_queues))
 			queue = -1;
@@ -64,7 +73,7 @@ static int xps_steer_map_queue(struct net_device *dev, struct sk_buff *skb)
 }
 
 /* Our queue for skb, or -1 to leave the choice to the stock code. */
-static int xps_steer_pick_tx(struct net_device *dev, struct sk_buff *skb)
+static int pick_tx(struct net_device *dev, struct sk_buff *skb)
 {
 	struct sock *sk = skb->sk;
 	int queue_index, new_index;
@@ -79,7 +88,7 @@ static int xps_steer_pick_tx(struct net_device *dev, struct sk_buff *skb)
 	    queue_index < dev->real_num_tx_queues)
 		return queue_index;
 
-	new_index = xps_steer_map_queue(dev, skb);
+	new_index = map_queue(dev, skb);
 	if (new_index < 0)
 		return -1;
 
@@ -100,7 +109,7 @@ static int xps_steer_pick_tx(struct net_device *dev, struct sk_buff *skb)
 static u16 xps_steer_select_queue(struct net_device *dev, struct sk_buff *skb,
 				  struct net_device *sb_dev)
 {
-	int queue = sb_dev ? -1 : xps_steer_pick_tx(dev, skb);
+	int queue = sb_dev ? -1 : pick_tx(dev, skb);
 
 	return queue >= 0 ? queue : netdev_pick_tx(dev, skb, sb_dev);
 }
@@ -110,7 +119,7 @@ static u16 xps_steer_select_queue(struct net_device *dev, struct sk_buff *skb,
 				  struct net_device *sb_dev,
 				  select_queue_fallback_t fallback)
 {
-	int queue = sb_dev ? -1 : xps_steer_pick_tx(dev, skb);
+	int queue = sb_dev ? -1 : pick_tx(dev, skb);
 
 	return queue >= 0 ? queue : fallback(dev, skb, sb_dev);
 }
@@ -120,7 +129,7 @@ static u16 xps_steer_select_queue(struct net_device *dev, struct sk_buff *skb,
 				  void *accel_priv,
 				  select_queue_fallback_t fallback)
 {
-	int queue = accel_priv ? -1 : xps_steer_pick_tx(dev, skb);
+	int queue = accel_priv ? -1 : pick_tx(dev, skb);
 
 	return queue >= 0 ? queue : fallback(dev, skb);
 }
@@ -129,7 +138,7 @@ static u16 xps_steer_select_queue(struct net_device *dev, struct sk_buff *skb,
 static u16 xps_steer_select_queue(struct net_device *dev, struct sk_buff *skb,
 				  void *accel_priv)
 {
-	int queue = accel_priv ? -1 : xps_steer_pick_tx(dev, skb);
+	int queue = accel_priv ? -1 : pick_tx(dev, skb);
 
 	return queue >= 0 ? queue : __netdev_pick_tx(dev, skb);
 }
@@ -137,7 +146,7 @@ static u16 xps_steer_select_queue(struct net_device *dev, struct sk_buff *skb,
 /* 3.10 to 3.12, RHEL 7.0 to 7.2. */
 static u16 xps_steer_select_queue(struct net_device *dev, struct sk_buff *skb)
 {
-	int queue = xps_steer_pick_tx(dev, skb);
+	int queue = pick_tx(dev, skb);
 
 	return queue >= 0 ? queue : __netdev_pick_tx(dev, skb);
 }

@@ -2,12 +2,13 @@
 /*
  * /sys/kernel/xps_steer/<dev>/tx-<n>/xps_cpus: read and written exactly
  * like the kernel's /sys/class/net/<dev>/queues/tx-<n>/xps_cpus; and
- * /sys/kernel/xps_steer/features: the compat probe results.
+ * /sys/module/xps_steer/features: the compat probe results. The root
+ * holds device directories only, so that any device name fits there.
  *
  * The directories are plain kobject_create_and_add() kobjects: their
  * release code lives in the kernel, not in this module, so a late
  * kobject release can never run after the module is gone. Attribute
- * handlers find their queue by looking the kobject up under
+ * handlers find their device by looking the directory up under
  * xps_steer_lock, which also tells them when the device has gone.
  *
  * Handlers never take rtnl: removal happens under rtnl and waits for
@@ -15,30 +16,36 @@
  */
 #include <linux/capability.h>
 #include <linux/cpumask.h>
+#include <linux/kernel.h>
 #include <linux/kobject.h>
+#include <linux/module.h>
+#include <linux/nsproxy.h>
 #include <linux/rtnetlink.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
+#include <net/net_namespace.h>
 
 #include "xps_steer.h"
 
-static struct kobject *xps_steer_root;
+static struct kobject *root;
 
 /* The device and queue behind a tx-<n> kobject; NULL once it is gone. */
-static struct xps_steer_dev *xps_steer_find_queue(struct kobject *kobj,
-						  unsigned int *queue)
+static struct xps_steer_dev *find_queue(struct kobject *kobj,
+					unsigned int *queue)
 {
 	struct xps_steer_dev *xdev;
-	unsigned int i;
 
 	lockdep_assert_held(&xps_steer_lock);
-
-	list_for_each_entry(xdev, &xps_steer_devices, node)
-		for (i = 0; i < xdev->nr_queues; i++)
-			if (xdev->queue_dirs[i] == kobj) {
-				*queue = i;
-				return xdev;
-			}
+	list_for_each_entry(xdev, &xps_steer_devices, node) {
+		if (xdev->dir != kobj->parent)
+			continue;
+		/* Our own name, "tx-<n>" with n < nr_queues. */
+		if (kstrtouint(kobject_name(kobj) + 3, 10, queue) ||
+		    *queue >= xdev->nr_queues || xdev->queue_dirs[*queue] != kobj)
+			return NULL;
+		return xdev;
+	}
 	return NULL;
 }
 
@@ -47,38 +54,23 @@ static ssize_t xps_cpus_show(struct kobject *kobj, struct kobj_attribute *attr,
 {
 	struct xps_steer_dev *xdev;
 	unsigned int queue;
-	ssize_t ret;
+	ssize_t ret = -ENODEV;
 
 	mutex_lock(&xps_steer_lock);
-	xdev = xps_steer_find_queue(kobj, &queue);
+	xdev = find_queue(kobj, &queue);
 	if (xdev)
-		ret = xps_steer_emit_mask(buf,
-					  xps_steer_queue_mask(xdev, queue),
-					  nr_cpu_ids);
-	else
-		ret = -ENODEV;
+		ret = xps_steer_model_show_mask(xdev, queue, buf);
 	mutex_unlock(&xps_steer_lock);
 	return ret;
 }
 
-/* Replace one queue's mask and republish the map; all or nothing. */
-static int xps_steer_set_mask(struct xps_steer_dev *xdev, unsigned int queue,
-			      const struct cpumask *mask)
+/*
+ * /sys/kernel is not filtered by network namespace as /sys/class/net is:
+ * only a writer in the device's own namespace may change its steering.
+ */
+static bool writer_in_netns_of(const struct xps_steer_dev *xdev)
 {
-	unsigned long *requested = xps_steer_queue_mask(xdev, queue);
-	unsigned long *saved;
-	int err;
-
-	saved = bitmap_alloc(nr_cpu_ids, GFP_KERNEL);
-	if (!saved)
-		return -ENOMEM;
-	bitmap_copy(saved, requested, nr_cpu_ids);
-	bitmap_copy(requested, cpumask_bits(mask), nr_cpu_ids);
-	err = xps_steer_publish_map(xdev);
-	if (err)
-		bitmap_copy(requested, saved, nr_cpu_ids);
-	bitmap_free(saved);
-	return err;
+	return net_eq(current->nsproxy->net_ns, dev_net(xdev->dev));
 }
 
 static ssize_t xps_cpus_store(struct kobject *kobj, struct kobj_attribute *attr,
@@ -97,15 +89,24 @@ static ssize_t xps_cpus_store(struct kobject *kobj, struct kobj_attribute *attr,
 		return -EPERM;
 	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
 		return -ENOMEM;
-	err = bitmap_parse(buf, len, cpumask_bits(mask), nr_cpumask_bits);
 
 	mutex_lock(&xps_steer_lock);
-	xdev = xps_steer_find_queue(kobj, &queue);
-	if (!err)
-		err = xdev ? xps_steer_set_mask(xdev, queue, mask) : -ENODEV;
-	if (err && xdev)
-		pr_warn_ratelimited("%s: tx-%u: xps_cpus write rejected (%d)\n",
+	xdev = find_queue(kobj, &queue);
+	if (!xdev) {
+		err = -ENODEV;
+	} else if (!writer_in_netns_of(xdev)) {
+		err = -EPERM;
+		pr_warn_ratelimited("%s: tx-%u: xps_cpus write from another network namespace refused (%d)\n",
 				    xdev->name, queue, err);
+	} else {
+		err = bitmap_parse(buf, len, cpumask_bits(mask), nr_cpumask_bits);
+		if (err)
+			pr_warn_ratelimited("%s: tx-%u: xps_cpus write rejected (%d)\n",
+					    xdev->name, queue, err);
+		else
+			err = xps_steer_model_set_mask(xdev, queue,
+						       cpumask_bits(mask));
+	}
 	mutex_unlock(&xps_steer_lock);
 
 	free_cpumask_var(mask);
@@ -124,88 +125,31 @@ static ssize_t features_show(struct kobject *kobj, struct kobj_attribute *attr,
 static struct kobj_attribute features_attr = __ATTR_RO(features);
 
 /* Remove a directory now, whenever its last reference goes. */
-static void xps_steer_remove_dir(struct kobject *kobj)
+static void remove_dir(struct kobject *kobj)
 {
 	kobject_del(kobj);
 	kobject_put(kobj);
 }
 
-static struct kobject *xps_steer_add_queue_dir(struct xps_steer_dev *xdev,
-					       unsigned int queue)
+/* tx-<n> with its xps_cpus file; NULL if out of memory. */
+static struct kobject *add_queue_dir(struct xps_steer_dev *xdev,
+				     unsigned int queue, int *err)
 {
 	struct kobject *kobj;
 	char name[16];
 
 	snprintf(name, sizeof(name), "tx-%u", queue);
 	kobj = kobject_create_and_add(name, xdev->dir);
-	if (!kobj)
+	if (!kobj) {
+		*err = -ENOMEM;
 		return NULL;
-	if (sysfs_create_file(kobj, &xps_cpus_attr.attr)) {
-		xps_steer_remove_dir(kobj);
+	}
+	*err = sysfs_create_file(kobj, &xps_cpus_attr.attr);
+	if (*err) {
+		remove_dir(kobj);
 		return NULL;
 	}
 	return kobj;
-}
-
-/*
- * Make the tx-<n> directories match nr queues. Caller holds rtnl, which
- * serialises all changes to the tree; xps_steer_lock is taken only
- * around the updates the handlers can see, and is not held while
- * directories are removed (removal waits for running handlers).
- */
-int xps_steer_sysfs_resize(struct xps_steer_dev *xdev, unsigned int nr)
-{
-	unsigned int queue, old_nr = xdev->nr_queues;
-	int err;
-
-	ASSERT_RTNL();
-	nr = min(nr, xdev->max_queues);
-
-	for (queue = old_nr; queue < nr; queue++) {
-		struct kobject *kobj = xps_steer_add_queue_dir(xdev, queue);
-
-		if (!kobj) {
-			pr_err("%s: cannot create tx-%u in sysfs\n",
-			       xdev->name, queue);
-			return -ENOMEM;
-		}
-		mutex_lock(&xps_steer_lock);
-		xdev->queue_dirs[queue] = kobj;
-		xdev->nr_queues = queue + 1;
-		mutex_unlock(&xps_steer_lock);
-	}
-	if (nr >= old_nr)
-		return 0;
-
-	/* Like the kernel, a queue that goes away loses its mask. */
-	mutex_lock(&xps_steer_lock);
-	for (queue = nr; queue < old_nr; queue++)
-		bitmap_zero(xps_steer_queue_mask(xdev, queue), nr_cpu_ids);
-	xdev->nr_queues = nr;
-	err = xps_steer_publish_map(xdev);
-	mutex_unlock(&xps_steer_lock);
-	if (err)
-		pr_err("%s: cannot rebuild the queue map (%d); queues >= %u stay unused\n",
-		       xdev->name, err, nr);
-
-	for (queue = nr; queue < old_nr; queue++) {
-		xps_steer_remove_dir(xdev->queue_dirs[queue]);
-		xdev->queue_dirs[queue] = NULL;
-	}
-	return 0;
-}
-
-/* On failure the caller removes what was created with sysfs_del_dev(). */
-int xps_steer_sysfs_add_dev(struct xps_steer_dev *xdev)
-{
-	unsigned int want = min(xdev->dev->real_num_tx_queues,
-				xdev->max_queues);
-
-	ASSERT_RTNL();
-	xdev->dir = kobject_create_and_add(xdev->name, xps_steer_root);
-	if (!xdev->dir)
-		return -ENOMEM;
-	return xps_steer_sysfs_resize(xdev, want);
 }
 
 /*
@@ -218,13 +162,37 @@ void xps_steer_sysfs_del_dev(struct xps_steer_dev *xdev)
 
 	ASSERT_RTNL();
 	for (queue = 0; queue < xdev->nr_queues; queue++) {
-		xps_steer_remove_dir(xdev->queue_dirs[queue]);
+		if (xdev->queue_dirs[queue])
+			remove_dir(xdev->queue_dirs[queue]);
 		xdev->queue_dirs[queue] = NULL;
 	}
-	xdev->nr_queues = 0;
 	if (xdev->dir)
-		xps_steer_remove_dir(xdev->dir);
+		remove_dir(xdev->dir);
 	xdev->dir = NULL;
+}
+
+/*
+ * <dev>/tx-<n> for every queue the device can have: the ones ethtool -L
+ * adds later are configurable at once. Creates all or nothing.
+ */
+int xps_steer_sysfs_add_dev(struct xps_steer_dev *xdev)
+{
+	unsigned int queue;
+	int err = 0;
+
+	ASSERT_RTNL();
+	/* NULL is a failed allocation: no name can collide in the root. */
+	xdev->dir = kobject_create_and_add(xdev->name, root);
+	if (!xdev->dir)
+		return -ENOMEM;
+	for (queue = 0; queue < xdev->nr_queues; queue++) {
+		xdev->queue_dirs[queue] = add_queue_dir(xdev, queue, &err);
+		if (err) {
+			xps_steer_sysfs_del_dev(xdev);
+			return err;
+		}
+	}
+	return 0;
 }
 
 void xps_steer_sysfs_rename(struct xps_steer_dev *xdev)
@@ -242,16 +210,17 @@ int xps_steer_sysfs_init(void)
 {
 	int err;
 
-	xps_steer_root = kobject_create_and_add("xps_steer", kernel_kobj);
-	if (!xps_steer_root)
+	root = kobject_create_and_add("xps_steer", kernel_kobj);
+	if (!root)
 		return -ENOMEM;
-	err = sysfs_create_file(xps_steer_root, &features_attr.attr);
+	err = sysfs_create_file(&THIS_MODULE->mkobj.kobj, &features_attr.attr);
 	if (err)
-		xps_steer_remove_dir(xps_steer_root);
+		remove_dir(root);
 	return err;
 }
 
 void xps_steer_sysfs_exit(void)
 {
-	xps_steer_remove_dir(xps_steer_root);
+	sysfs_remove_file(&THIS_MODULE->mkobj.kobj, &features_attr.attr);
+	remove_dir(root);
 }

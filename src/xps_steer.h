@@ -4,18 +4,24 @@
  *
  * Shared declarations. One file per concern:
  *   main.c     module parameters, init and exit
- *   attach.c   device lifecycle: notifier, attach, detach, deferred free
+ *   attach.c   device lifecycle: the requested names, notifier, attach,
+ *              detach, deferred free
  *   denylist.c drivers we must never wrap
+ *   slots.c    the table of our net_device_ops copies, in which the TX
+ *              path finds a device's map from dev->netdev_ops in O(1)
+ *   model.c    a device's state: per-queue CPU masks, the queue count
+ *              they apply to, and the map published from them
  *   map.c      building the per-CPU queue map from per-queue CPU masks
  *              (pure logic, see map.h; also built in userspace by the fuzzer)
- *   publish.c  replacing a device's map under RCU
  *   select.c   the per-packet ndo_select_queue hook
- *   sysfs.c    /sys/kernel/xps_steer/<dev>/tx-<n>/xps_cpus, features
+ *   sysfs.c    /sys/kernel/xps_steer/<dev>/tx-<n>/xps_cpus and
+ *              /sys/module/xps_steer/features: parsing, printing, directories
  *   compat.h   what differs between kernels (force-included; probes/)
  */
 #ifndef XPS_STEER_H
 #define XPS_STEER_H
 
+#include <linux/cache.h>
 #include <linux/kobject.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -25,53 +31,71 @@
 
 #include "map.h"
 
-/* How many names dev= may list. */
-#define XPS_STEER_MAX_NAMES	32
+/* How many devices can be attached at once (and named by dev=). */
+#define XPS_STEER_MAX_DEVS	32
 
-/* One attached device. */
+/*
+ * Everything the TX path reads for one attached device, and nothing
+ * else: our copy of its net_device_ops (dev->netdev_ops points at .ops)
+ * with the device and its map on the same cache line as the start of
+ * the copy, which the core reads for every packet anyway.
+ */
+struct xps_steer_slot {
+	struct xps_steer_map __rcu *map;	/* NULL: no mask set */
+	struct net_device *dev;			/* NULL: not in use */
+	struct net_device_ops ops;
+} ____cacheline_aligned;
+
+/* One attached device: the control side. */
 struct xps_steer_dev {
-	struct list_head node;		/* xps_steer_devices (RCU) */
+	struct list_head node;		/* xps_steer_devices */
 	struct list_head reap_node;	/* waiting to be freed */
 	struct net_device *dev;
+	struct xps_steer_slot *slot;
 	const struct net_device_ops *orig_ops;
-	struct net_device_ops ops;	/* our copy; not const: we fill it */
-	struct xps_steer_map __rcu *map;
 	char name[IFNAMSIZ];		/* for log lines, kept across renames */
 
-	/* Requested CPU mask of each queue, nr_cpu_ids bits each. */
+	/* model.c: requested CPU mask of each queue, nr_cpu_ids bits each. */
 	unsigned long *masks;
 	unsigned int mask_longs;	/* longs per mask */
-	unsigned int max_queues;	/* dev->num_tx_queues */
-	unsigned int nr_queues;		/* queues with a tx-<n> directory */
+	unsigned int nr_queues;		/* dev->num_tx_queues: a tx-<n> each */
 
 	struct kobject *dir;		/* /sys/kernel/xps_steer/<dev> */
-	struct kobject **queue_dirs;	/* [max_queues], tx-<n> */
+	struct kobject **queue_dirs;	/* [nr_queues], tx-<n> */
 };
 
-/* Serialises all control-path changes; never held while sysfs drains. */
+/*
+ * Serialises the control path: the device list, masks, maps and slots.
+ * Changes to the list and to directories also hold rtnl; sysfs handlers
+ * take only this lock, and it is never held while directories go.
+ */
 extern struct mutex xps_steer_lock;
-/* Attached devices; writers hold rtnl and xps_steer_lock, TX path uses RCU. */
 extern struct list_head xps_steer_devices;
 
-static inline unsigned long *xps_steer_queue_mask(struct xps_steer_dev *xdev,
-						  unsigned int queue)
-{
-	return xdev->masks + (size_t)queue * xdev->mask_longs;
-}
-
-/* main.c */
-bool xps_steer_name_requested(const char *name);
-
 /* attach.c */
-int xps_steer_attach_init(void);
+int xps_steer_attach_init(const char *names);
 void xps_steer_attach_exit(void);
 
 /* denylist.c */
 bool xps_steer_denied(const struct net_device *dev, const char **driver,
 		      const char **why);
 
-/* publish.c */
-int xps_steer_publish_map(struct xps_steer_dev *xdev);
+/* slots.c */
+extern struct xps_steer_slot *xps_steer_slots;
+int xps_steer_slots_init(void);
+void xps_steer_slots_exit(void);
+struct xps_steer_slot *xps_steer_slot_get(struct net_device *dev);
+void xps_steer_slot_put(struct xps_steer_slot *slot);
+void xps_steer_slot_keep(struct xps_steer_slot *slot);
+
+/* model.c */
+int xps_steer_model_init(struct xps_steer_dev *xdev);
+void xps_steer_model_free(struct xps_steer_dev *xdev);
+void xps_steer_model_unpublish(struct xps_steer_dev *xdev);
+ssize_t xps_steer_model_show_mask(struct xps_steer_dev *xdev,
+				  unsigned int queue, char *buf);
+int xps_steer_model_set_mask(struct xps_steer_dev *xdev, unsigned int queue,
+			     const unsigned long *mask);
 
 /* select.c */
 void xps_steer_hook_ops(struct net_device_ops *ops);
@@ -81,7 +105,6 @@ int xps_steer_sysfs_init(void);
 void xps_steer_sysfs_exit(void);
 int xps_steer_sysfs_add_dev(struct xps_steer_dev *xdev);
 void xps_steer_sysfs_del_dev(struct xps_steer_dev *xdev);
-int xps_steer_sysfs_resize(struct xps_steer_dev *xdev, unsigned int nr);
 void xps_steer_sysfs_rename(struct xps_steer_dev *xdev);
 
 #endif /* XPS_STEER_H */

@@ -10,9 +10,11 @@
  *   for each CPU c < nr_cpus: the ascending list of queues q < nr_queues
  *   whose mask has bit c; bits at or above nr_cpus do not exist.
  *
- * The map must be NULL when every list is empty, ERR_PTR(-ENOMEM) when
+ * The map must be ERR_PTR(-EINVAL) for more than XPS_STEER_MAX_QUEUES
+ * (65535) queues, NULL when every list is empty, ERR_PTR(-ENOMEM) when
  * the (only) allocation fails, and otherwise: nr_cpus entries, entry c
- * holding CPU c's list at queues[first .. first + len - 1], the lists back
+ * holding CPU c's list at queues[first .. first + len - 1] and its first
+ * queue inline (queue, when len is not 0), the lists back
  * to back in CPU order from 0 (so total = sum of the weights), an
  * allocation of exactly header + nr_cpus entries + total queue numbers,
  * and the masks left untouched. Any difference aborts (a finding);
@@ -23,8 +25,9 @@
  * Input layout (all little-endian):
  *   byte 0: flags
  *     bit 0  many queues (if bits 6 and 7 are set too): nr_queues = 65536 -
- *            (raw % 512), up to the most a device can have, so queue
- *            numbers near U16_MAX are stored; nr_cpus = raw % 66
+ *            (raw % 512), up to the most a device can have (65536, one
+ *            more than the map takes), so queue numbers near U16_MAX are
+ *            stored; nr_cpus = raw % 66
  *            (keeps the model's work bounded)
  *     bit 1-2 extra longs per mask beyond BITS_TO_LONGS(nr_cpus): their
  *            bits, like the bits of the last long at or above nr_cpus,
@@ -140,7 +143,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_fail_next_alloc = 0;
 
 	CHECK(memcmp(masks, saved, nbytes) == 0, "the masks were modified");
-	if (!total) {
+	if (nr_queues > XPS_STEER_MAX_QUEUES) {
+		CHECK(map == ERR_PTR(-EINVAL), "%u queues but map %p", nr_queues,
+		      (void *)map);
+	} else if (!total) {
 		CHECK(map == NULL, "no CPU mapped but map %p", (void *)map);
 	} else if (fail_alloc) {
 		CHECK(map == ERR_PTR(-ENOMEM), "allocation failed but map %p",
@@ -164,8 +170,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 			CHECK(e->first == first, "cpu %u: first %" PRIu32 ", expected %zu (back to back)",
 			      cpu, e->first, first);
-			CHECK(e->len == model_len[cpu], "cpu %u: len %" PRIu32 ", expected %u",
+			CHECK(e->len == model_len[cpu], "cpu %u: len %u, expected %u",
 			      cpu, e->len, model_len[cpu]);
+			CHECK(!e->len || e->queue == model[first],
+			      "cpu %u: inline queue %u, expected %u", cpu, e->queue,
+			      model[first]);
 			for (i = 0; i < e->len; i++)
 				CHECK(queues[e->first + i] == model[first + i],
 				      "cpu %u: queue #%u is %u, expected %u", cpu, i,

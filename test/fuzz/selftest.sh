@@ -22,6 +22,8 @@ mutants=(
 	'layout off by one: the last CPU keeps its count as its offset|s/for (cpu = 0; cpu < nr_cpus; cpu++) {/for (cpu = 0; cpu + 1 < nr_cpus; cpu++) {/'
 	'bits at or above nr_cpus counted in the total|/total += bitmap_weight/{n;s/nr_cpus);/mask_longs * BITS_PER_LONG);/}'
 	'queue lists one entry too short|s/array_size(total, sizeof(u16))/array_size(total - 1, sizeof(u16))/'
+	'inline queue not the first of the list|s/entry->queue = queue;/entry->queue = queue + 1;/'
+	'one queue more than queue numbers allow|s/nr_queues > XPS_STEER_MAX_QUEUES/nr_queues > XPS_STEER_MAX_QUEUES + 1/'
 )
 
 failed=0

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A device's steering state: the CPU mask of each of its queues, as
+ * written to tx-<n>/xps_cpus, and the per-CPU map built from them and
+ * published in its slot for the TX path.
+ *
+ * There is a mask for every queue the device can have (num_tx_queues),
+ * and masks survive changes of the active count (real_num_tx_queues,
+ * ethtool -L), which no notifier announces: a queue that is removed
+ * keeps its mask, the TX path skips it while it is inactive, and it
+ * steers again as soon as it is back. Only active queues take new masks.
+ *
+ * Everything here runs under xps_steer_lock.
+ */
+#include <linux/bitmap.h>
+#include <linux/err.h>
+#include <linux/lockdep.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+
+#include "xps_steer.h"
+
+static unsigned long *queue_mask(struct xps_steer_dev *xdev,
+				 unsigned int queue)
+{
+	return xdev->masks + (size_t)queue * xdev->mask_longs;
+}
+
+int xps_steer_model_init(struct xps_steer_dev *xdev)
+{
+	xdev->nr_queues = xdev->dev->num_tx_queues;
+	xdev->mask_longs = BITS_TO_LONGS(nr_cpu_ids);
+	xdev->masks = kvcalloc(array_size(xdev->nr_queues, xdev->mask_longs),
+			       sizeof(unsigned long), GFP_KERNEL);
+	return xdev->masks ? 0 : -ENOMEM;
+}
+
+/* Caller made sure no map is published any more. */
+void xps_steer_model_free(struct xps_steer_dev *xdev)
+{
+	kvfree(xdev->masks);
+	xdev->masks = NULL;
+}
+
+/* Swap in map (NULL: none); the old one goes after a grace period. */
+static void replace_map(struct xps_steer_dev *xdev, struct xps_steer_map *map)
+{
+	struct xps_steer_map *old;
+
+	old = rcu_replace_pointer(xdev->slot->map, map,
+				  lockdep_is_held(&xps_steer_lock));
+	if (old)
+		kvfree_rcu(old, rcu);
+}
+
+/* Stop steering: the TX path finds no map from now on. */
+void xps_steer_model_unpublish(struct xps_steer_dev *xdev)
+{
+	lockdep_assert_held(&xps_steer_lock);
+	replace_map(xdev, NULL);
+}
+
+ssize_t xps_steer_model_show_mask(struct xps_steer_dev *xdev,
+				  unsigned int queue, char *buf)
+{
+	lockdep_assert_held(&xps_steer_lock);
+	return xps_steer_emit_mask(buf, queue_mask(xdev, queue), nr_cpu_ids);
+}
+
+/*
+ * Set one queue's mask and publish the map built from all of them; all
+ * or nothing. Logs its own failures.
+ */
+int xps_steer_model_set_mask(struct xps_steer_dev *xdev, unsigned int queue,
+			     const unsigned long *mask)
+{
+	unsigned int active = READ_ONCE(xdev->dev->real_num_tx_queues);
+	struct xps_steer_map *map;
+	unsigned long *saved;
+	int err = 0;
+
+	lockdep_assert_held(&xps_steer_lock);
+	if (queue >= active) {
+		pr_warn_ratelimited("%s: tx-%u: xps_cpus write rejected: queue not in use, %u of %u tx queues active (%d)\n",
+				    xdev->name, queue, active, xdev->nr_queues,
+				    -ENXIO);
+		return -ENXIO;
+	}
+
+	saved = bitmap_alloc(nr_cpu_ids, GFP_KERNEL);
+	if (!saved) {
+		err = -ENOMEM;
+		goto out;
+	}
+	bitmap_copy(saved, queue_mask(xdev, queue), nr_cpu_ids);
+	bitmap_copy(queue_mask(xdev, queue), mask, nr_cpu_ids);
+	map = xps_steer_map_build(xdev->masks, xdev->mask_longs,
+				  xdev->nr_queues, nr_cpu_ids);
+	if (IS_ERR(map)) {
+		bitmap_copy(queue_mask(xdev, queue), saved, nr_cpu_ids);
+		err = PTR_ERR(map);
+	} else {
+		replace_map(xdev, map);
+	}
+	bitmap_free(saved);
+out:
+	if (err)
+		pr_warn_ratelimited("%s: tx-%u: xps_cpus write rejected (%d)\n",
+				    xdev->name, queue, err);
+	return err;
+}
