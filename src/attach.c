@@ -255,10 +255,10 @@ static void attach(struct net_device *dev)
 	}
 	mutex_unlock(&xps_steer_lock);
 	if (!xdev->slot) {
-		/* Cannot happen while dev= names at most as many as there are slots. */
+		/* Only when slots were kept (see detach()). */
 		xps_steer_sysfs_del_dev(xdev);
 		free_dev(xdev);
-		pr_err("%s: not attached: %d devices attached already\n",
+		pr_err("%s: not attached: all %d slots are in use or kept\n",
 		       dev->name, XPS_STEER_MAX_DEVS);
 		return;
 	}
