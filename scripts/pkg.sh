@@ -13,6 +13,8 @@
 #                                   module sources for DKMS, then docs
 #   scripts/pkg.sh install-src DIR  copy the DKMS source files into DIR
 #                                   (normally /usr/src/xps-steer-<version>)
+#   scripts/pkg.sh install-conf ROOT  install the modprobe.d rule as
+#                                   ROOT/usr/lib/modprobe.d/xps_steer.conf
 #   scripts/pkg.sh dkms-install [KVER]   install into /usr/src, dkms add,
 #                                   dkms install (for KVER, default the
 #                                   running kernel)
@@ -100,6 +102,14 @@ install_src() {	# DIR
 	say "installed $(src_files | wc -l) source files into $dir"
 }
 
+# The modprobe.d rule that makes `modprobe -r xps_steer` detach first.
+conf_src=scripts/modprobe-xps_steer.conf
+conf_dst=usr/lib/modprobe.d/xps_steer.conf
+install_conf() {	# ROOT
+	install -D -m 0644 "$top/$conf_src" "$1/$conf_dst"
+	say "installed $1/$conf_dst"
+}
+
 need_dkms() {
 	command -v dkms >/dev/null && return 0
 	say "installing dkms"
@@ -119,6 +129,7 @@ dkms_install() {	# [KVER]
 	fi
 	rm -rf "/usr/src/$name-$v"
 	install_src "/usr/src/$name-$v"
+	install_conf /
 	dkms add -m "$name" -v "$v" >&2 || die "dkms add $name/$v failed"
 	dkms install -m "$name" -v "$v" -k "$k" >&2 ||
 		die "dkms install $name/$v for kernel $k failed (headers: linux-headers-$k)"
@@ -136,6 +147,7 @@ dkms_uninstall() {
 		say "$name/$v is not registered with dkms"
 	fi
 	rm -rf "/usr/src/$name-$v"
+	rm -f "/$conf_dst"
 	say "removed $name/$v"
 }
 
@@ -255,10 +267,18 @@ compare() {
 		cat "$w/diff.wdoc" >&2
 		bad=1
 	fi
+	# The modprobe.d rule, the same in both.
+	local c
+	for c in deb rpm; do
+		if ! grep -qx "$(cd "$top" && sha256sum <"$conf_src" | cut -d' ' -f1)  $conf_dst" "$w/$c.sums"; then
+			echo "pkg.sh: FAIL: the .$c does not ship $conf_src as /$conf_dst" >&2
+			bad=1
+		fi
+	done
 	# Anything else (tests, build products, stray paths) is a failure.
 	local other
 	other=$(awk '{ print $2 }' "$w/deb.sums" "$w/rpm.sums" |
-		grep -vE "^($srcd/|usr/share/doc/$pkg/|usr/share/licenses/$pkg/LICENSE$)" || true)
+		grep -vE "^($srcd/|usr/share/doc/$pkg/|usr/share/licenses/$pkg/LICENSE$|$conf_dst$)" || true)
 	if [[ -n $other ]]; then
 		echo "pkg.sh: FAIL: unexpected files in the packages:" >&2
 		echo "$other" >&2
@@ -273,6 +293,7 @@ version) version ;;
 check-version) check_version ;;
 files) (cd "$top" && { src_files; doc_files; }) ;;
 install-src) (($# == 2)) || usage && install_src "$2" ;;
+install-conf) (($# == 2)) || usage && install_conf "$2" ;;
 dkms-install) dkms_install "${2:-}" ;;
 dkms-uninstall) dkms_uninstall ;;
 deb) deb "${2:-}" ;;

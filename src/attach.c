@@ -1,18 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Device lifecycle: the names dev= asked for, attaching to those devices
- * as they register, following renames, detaching when they go away or
- * on unload.
+ * Device lifecycle: the names dev= asks for (at load and at runtime),
+ * attaching to those devices as they register, following renames,
+ * detaching when they go away or leave the list.
  *
  * Attaching copies the device's net_device_ops into a slot (slots.c),
  * sets our ndo_select_queue in the copy and publishes the copy in the
  * device, all under rtnl. Detaching puts the original back, and gives
  * the slot back only when no CPU can still be calling through it.
+ *
+ * Each attached device holds a reference on the module, so the module
+ * cannot be unloaded while its code may be reached through a device: it
+ * is detached first, by removing the name from dev= (which refuses while
+ * someone else's copy of our ops still leads here) or by the device's
+ * removal.
  */
-#include <linux/kmemleak.h>
+#include <linux/capability.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
+#include <linux/nsproxy.h>
 #include <linux/rtnetlink.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
@@ -24,25 +32,40 @@
 DEFINE_MUTEX(xps_steer_lock);
 LIST_HEAD(xps_steer_devices);
 
-/* The names asked for by dev=, fixed once the module is loaded. */
-static char requested[XPS_STEER_MAX_DEVS][IFNAMSIZ];
-static unsigned int nr_requested;
+/* Names as dev= gives them. */
+struct name_list {
+	unsigned int nr;
+	char name[XPS_STEER_MAX_DEVS][IFNAMSIZ];
+};
+
+/*
+ * The names asked for: read under rtnl or xps_steer_lock, changed under
+ * both. Until ready (module init has parsed the load-time dev=), writes
+ * to the parameter only replace the load-time string.
+ */
+static struct name_list requested;
+static bool ready;
 
 /* Detached devices waiting for their grace periods; xps_steer_lock. */
 static LIST_HEAD(reap_list);
 
-static bool name_requested(const char *name)
+static bool in_list(const struct name_list *list, const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; i < nr_requested; i++)
-		if (!strcmp(requested[i], name))
+	for (i = 0; i < list->nr; i++)
+		if (!strcmp(list->name[i], name))
 			return true;
 	return false;
 }
 
+static bool name_requested(const char *name)
+{
+	return in_list(&requested, name);
+}
+
 /* Check one dev= entry; log and fail on anything we would not act on. */
-static int add_name(const char *name)
+static int add_name(struct name_list *list, const char *name)
 {
 	if (!*name) {
 		pr_err("dev=: empty device name in the list\n");
@@ -57,35 +80,35 @@ static int add_name(const char *name)
 		pr_err("%s: dev=: not a valid device name\n", name);
 		return -EINVAL;
 	}
-	if (name_requested(name)) {
+	if (in_list(list, name)) {
 		pr_err("%s: dev=: device named twice\n", name);
 		return -EINVAL;
 	}
-	if (nr_requested == XPS_STEER_MAX_DEVS) {
+	if (list->nr == XPS_STEER_MAX_DEVS) {
 		pr_err("%s: dev=: more than %d devices named\n", name,
 		       XPS_STEER_MAX_DEVS);
 		return -EINVAL;
 	}
-	strscpy(requested[nr_requested++], name, IFNAMSIZ);
+	strscpy(list->name[list->nr++], name, IFNAMSIZ);
 	return 0;
 }
 
-static int parse_names(const char *names)
+/* Comma-separated names into list; "" is no name. */
+static int parse_names(struct name_list *list, const char *names)
 {
-	char *list, *cursor, *name;
+	char *copy, *cursor, *name;
 	int err = 0;
 
-	if (!names || !*names) {
-		pr_err("dev=: no device named; usage: modprobe xps_steer dev=eth0[,eth1...]\n");
-		return -EINVAL;
-	}
-	list = kstrdup(names, GFP_KERNEL);
-	if (!list)
+	list->nr = 0;
+	if (!*names)
+		return 0;
+	copy = kstrdup(names, GFP_KERNEL);
+	if (!copy)
 		return -ENOMEM;
-	cursor = list;
+	cursor = copy;
 	while (!err && (name = strsep(&cursor, ",")))
-		err = add_name(name);
-	kfree(list);
+		err = add_name(list, name);
+	kfree(copy);
 	return err;
 }
 
@@ -95,10 +118,10 @@ static void report_absent(void)
 	unsigned int i;
 
 	rtnl_lock();
-	for (i = 0; i < nr_requested; i++)
-		if (!__dev_get_by_name(&init_net, requested[i]))
+	for (i = 0; i < requested.nr; i++)
+		if (!__dev_get_by_name(&init_net, requested.name[i]))
 			pr_info("%s: not present, will attach when it registers\n",
-				requested[i]);
+				requested.name[i]);
 	rtnl_unlock();
 }
 
@@ -210,6 +233,7 @@ static struct xps_steer_dev *alloc_dev(struct net_device *dev)
 		return NULL;
 	xdev->dev = dev;
 	strscpy(xdev->name, dev->name, sizeof(xdev->name));
+	strscpy(xdev->attached_as, dev->name, sizeof(xdev->attached_as));
 	if (xps_steer_model_init(xdev))
 		goto err;
 	xdev->queue_dirs = kvcalloc(xdev->nr_queues, sizeof(*xdev->queue_dirs),
@@ -230,18 +254,21 @@ static void attach(struct net_device *dev)
 	ASSERT_RTNL();
 	if (refuse(dev))
 		return;
+	/* Held while attached; nothing attaches while the module goes away. */
+	if (!try_module_get(THIS_MODULE))
+		return;
 
 	xdev = alloc_dev(dev);
 	if (!xdev) {
 		pr_err("%s: not attached: out of memory\n", dev->name);
-		return;
+		goto err_put;
 	}
 	err = xps_steer_sysfs_add_dev(xdev);
 	if (err) {
 		free_dev(xdev);
 		pr_err("%s: not attached: cannot create its sysfs tree (%d)\n",
 		       dev->name, err);
-		return;
+		goto err_put;
 	}
 
 	mutex_lock(&xps_steer_lock);
@@ -260,13 +287,17 @@ static void attach(struct net_device *dev)
 		free_dev(xdev);
 		pr_err("%s: not attached: all %d slots are in use or kept\n",
 		       dev->name, XPS_STEER_MAX_DEVS);
-		return;
+		goto err_put;
 	}
 	/* The copy and its slot are complete before any CPU can call it. */
 	smp_store_release(&dev->netdev_ops, &xdev->slot->ops);
 	pin_if_unsafe();
 
 	pr_info("%s: attached (%u tx queues)\n", xdev->name, xdev->nr_queues);
+	return;
+
+err_put:
+	module_put(THIS_MODULE);
 }
 
 /* Free xdev (and give its slot back) once no CPU can be using them. */
@@ -279,21 +310,31 @@ static void reap_later(struct xps_steer_dev *xdev)
 	queue_work(system_long_wq, &reap_work);
 }
 
+/* dev->netdev_ops is a copy of our copy: it still leads to our hook. */
+static bool copied_by_someone(const struct xps_steer_dev *xdev)
+{
+	const struct net_device_ops *now = xdev->dev->netdev_ops;
+
+	return now != &xdev->slot->ops &&
+	       now->ndo_select_queue == xdev->slot->ops.ndo_select_queue;
+}
+
 /*
- * Detach xdev. If the device no longer wears our copy of its ops, someone
- * replaced them after we attached: the driver with another table of its
- * own, or another module with a copy of our copy, which it may put back
- * later. Our copy is then kept for good, its hook pointed back at the
- * driver's, so that nothing can reach our code through it.
+ * Detach xdev and drop its module reference. If the device no longer
+ * wears our copy of its ops, someone replaced them after we attached:
+ * the driver with another table of its own, or another module with a
+ * copy of our copy, which it may put back later. Our copy is then kept
+ * for good, its hook pointed back at the driver's, so that nothing can
+ * reach our code through it. Only the device's removal detaches a device
+ * that wears a copy of our copy (dev= refuses): that copy may still call
+ * our hook, so the module keeps the device's reference for good.
  */
 static void detach(struct xps_steer_dev *xdev)
 {
 	struct net_device *dev = xdev->dev;
-	const struct net_device_ops *now = dev->netdev_ops;
 	struct xps_steer_slot *slot = xdev->slot;
-	bool ours = now == &slot->ops;
-	/* A copy of our copy still leads here. */
-	bool copied = !ours && now->ndo_select_queue == slot->ops.ndo_select_queue;
+	bool ours = dev->netdev_ops == &slot->ops;
+	bool copied = copied_by_someone(xdev);
 
 	ASSERT_RTNL();
 	if (ours)
@@ -314,27 +355,17 @@ static void detach(struct xps_steer_dev *xdev)
 	xps_steer_sysfs_del_dev(xdev);
 	reap_later(xdev);
 
-	if (!copied) {
-		if (ours)
-			pr_info("%s: detached\n", xdev->name);
-		else
-			pr_notice("%s: detached; its netdev_ops were replaced after we attached, our copy stays in memory\n",
-				  xdev->name);
-		return;
-	}
-	/*
-	 * Whoever copied our ops may still call our hook through its copy:
-	 * the module must stay. While it is being unloaded that is no longer
-	 * possible (see docs/design.md).
-	 */
-	if (module_is_live(THIS_MODULE)) {
-		__module_get(THIS_MODULE);
+	if (copied) {
 		pr_err("%s: netdev_ops were copied by someone else after we attached; xps_steer can no longer be unloaded\n",
 		       xdev->name);
-	} else {
-		pr_err("%s: unloading while a copy of our netdev_ops made by someone else may still lead to xps_steer\n",
-		       xdev->name);
+		return;
 	}
+	if (ours)
+		pr_info("%s: detached\n", xdev->name);
+	else
+		pr_notice("%s: detached; its netdev_ops were replaced after we attached, our copy stays in memory\n",
+			  xdev->name);
+	module_put(THIS_MODULE);
 }
 
 static void follow_rename(struct xps_steer_dev *xdev)
@@ -365,9 +396,7 @@ static int netdev_event(struct notifier_block *nb, unsigned long event,
 	case NETDEV_CHANGENAME:
 		if (xdev && event == NETDEV_CHANGENAME)
 			follow_rename(xdev);
-		/* Nothing new attaches while the module is going away. */
-		else if (!xdev && name_requested(dev->name) &&
-			 module_is_live(THIS_MODULE))
+		else if (!xdev && name_requested(dev->name))
 			attach(dev);
 		break;
 	case NETDEV_UNREGISTER:
@@ -382,14 +411,144 @@ static struct notifier_block notifier = {
 	.notifier_call = netdev_event,
 };
 
-/* Registering replays REGISTER for every existing device. */
+/* The list of names as one string, for reading dev=; NULL if no memory. */
+static char *names_string(void)
+{
+	char *str = kzalloc(XPS_STEER_MAX_DEVS * IFNAMSIZ, GFP_KERNEL);
+	unsigned int i;
+
+	if (!str)
+		return NULL;
+	mutex_lock(&xps_steer_lock);
+	for (i = 0; i < requested.nr; i++) {
+		if (i)
+			strcat(str, ",");
+		strcat(str, requested.name[i]);
+	}
+	mutex_unlock(&xps_steer_lock);
+	return str;
+}
+
+/*
+ * dev= written at runtime: the new list replaces the old one. Devices no
+ * longer named (under their name now or the one they were attached
+ * under) are detached; named devices that exist are attached now, the
+ * others when they register. All or nothing.
+ */
+static int set_names(const char *val)
+{
+	struct xps_steer_dev *xdev, *tmp;
+	struct name_list *list;
+	char *names;
+	unsigned int i;
+	int err;
+
+	/* Like xps_cpus: EPERM without privilege is not logged. */
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	if (!net_eq(current->nsproxy->net_ns, &init_net)) {
+		pr_warn_ratelimited("dev=: write from another network namespace refused (%d)\n",
+				    -EPERM);
+		return -EPERM;
+	}
+	list = kzalloc(sizeof(*list), GFP_KERNEL);
+	names = kstrndup(val, strcspn(val, "\n"), GFP_KERNEL);
+	err = list && names ? parse_names(list, names) : -ENOMEM;
+	if (err)
+		goto out;
+
+	rtnl_lock();
+	list_for_each_entry(xdev, &xps_steer_devices, node) {
+		if (in_list(list, xdev->name) || in_list(list, xdev->attached_as))
+			continue;
+		if (copied_by_someone(xdev)) {
+			err = -EBUSY;
+			pr_err("%s: dev=: cannot detach: its netdev_ops were copied by someone else after we attached; remove that first (%d)\n",
+			       xdev->name, err);
+			goto out_unlock;
+		}
+	}
+	mutex_lock(&xps_steer_lock);
+	requested = *list;
+	mutex_unlock(&xps_steer_lock);
+	list_for_each_entry_safe(xdev, tmp, &xps_steer_devices, node)
+		if (!in_list(list, xdev->name) && !in_list(list, xdev->attached_as))
+			detach(xdev);
+	for (i = 0; i < list->nr; i++) {
+		struct net_device *dev = __dev_get_by_name(&init_net,
+							   list->name[i]);
+
+		if (!dev)
+			pr_info("%s: not present, will attach when it registers\n",
+				list->name[i]);
+		else if (!lookup_dev(dev))
+			attach(dev);
+	}
+	pr_info("dev=: now '%s'\n", names);
+out_unlock:
+	rtnl_unlock();
+out:
+	kfree(names);
+	kfree(list);
+	return err;
+}
+
+/* Before init has read the load-time value, keep it as a string. */
+static int dev_param_set(const char *val, const struct kernel_param *kp)
+{
+	bool running;
+
+	rtnl_lock();
+	running = ready;
+	rtnl_unlock();
+	return running ? set_names(val) : param_set_charp(val, kp);
+}
+
+static int dev_param_get(char *buf, const struct kernel_param *kp)
+{
+	struct kernel_param shown = *kp;
+	char *names;
+	int ret;
+
+	if (!READ_ONCE(ready))
+		return param_get_charp(buf, kp);
+	names = names_string();
+	if (!names)
+		return -ENOMEM;
+	/* The kernel's own formatting, which differs across versions. */
+	shown.arg = &names;
+	ret = param_get_charp(buf, &shown);
+	kfree(names);
+	return ret;
+}
+
+const struct kernel_param_ops xps_steer_dev_param_ops = {
+	.set = dev_param_set,
+	.get = dev_param_get,
+	.free = param_free_charp,
+};
+
+/*
+ * Parse the load-time dev= and register the notifier, whose registration
+ * replays REGISTER for every existing device.
+ */
 int xps_steer_attach_init(const char *names)
 {
 	int err;
 
-	err = parse_names(names);
+	if (!names || !*names) {
+		pr_err("dev=: no device named; usage: modprobe xps_steer dev=eth0[,eth1...]\n");
+		return -EINVAL;
+	}
+	/* Under rtnl with ready: a dev= write is either before or after. */
+	rtnl_lock();
+	err = parse_names(&requested, names);
+	if (!err)
+		WRITE_ONCE(ready, true);
+	rtnl_unlock();
 	if (err)
 		return err;
+
 	err = register_netdevice_notifier(&notifier);
 	if (err) {
 		/* A failed registration replays UNREGISTER for what it attached. */
@@ -401,7 +560,10 @@ int xps_steer_attach_init(const char *names)
 	return 0;
 }
 
-/* Unregistering replays UNREGISTER for every device: all get detached. */
+/*
+ * Nothing is attached any more: each attached device holds a module
+ * reference. Unregistering replays UNREGISTER for every device anyway.
+ */
 void xps_steer_attach_exit(void)
 {
 	unregister_netdevice_notifier(&notifier);

@@ -9,10 +9,11 @@
 
 #include "xps_steer.h"
 
+/* The load-time dev=; at runtime the parameter shows and sets attach.c's list. */
 static char *dev_param;
-module_param_named(dev, dev_param, charp, 0444);
+module_param_cb(dev, &xps_steer_dev_param_ops, &dev_param, 0644);
 MODULE_PARM_DESC(dev,
-		 "Comma-separated names of the devices to attach to, in the initial network namespace (up to 32); a device that is not there yet is attached when it registers");
+		 "Comma-separated names of the devices to attach to, in the initial network namespace (up to 32); a device that is not there yet is attached when it registers. Writable: devices left out of a new list are detached (an empty list detaches all, which unloading needs)");
 
 static int __init xps_steer_init(void)
 {

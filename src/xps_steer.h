@@ -24,6 +24,7 @@
 #include <linux/cache.h>
 #include <linux/kobject.h>
 #include <linux/list.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/rcupdate.h>
@@ -53,7 +54,8 @@ struct xps_steer_dev {
 	struct net_device *dev;
 	struct xps_steer_slot *slot;
 	const struct net_device_ops *orig_ops;
-	char name[IFNAMSIZ];		/* for log lines, kept across renames */
+	char name[IFNAMSIZ];		/* its name now, for log lines */
+	char attached_as[IFNAMSIZ];	/* the name dev= found it under */
 
 	/* model.c: requested CPU mask of each queue, nr_cpu_ids bits each. */
 	unsigned long *masks;
@@ -73,6 +75,7 @@ extern struct mutex xps_steer_lock;
 extern struct list_head xps_steer_devices;
 
 /* attach.c */
+extern const struct kernel_param_ops xps_steer_dev_param_ops;
 int xps_steer_attach_init(const char *names);
 void xps_steer_attach_exit(void);
 

@@ -209,6 +209,11 @@ mapfile -t files < <(printf '%s\n' "${files[@]}" | sort -u) # shared deps repeat
 (cd "$kmods" && cp --parents "${files[@]}" "$gmods/")
 for ko in ${kos[@]+"${kos[@]}"}; do
 	cp "$ko" "$gmods/extra/"
+	# As the packages install it: `modprobe -r xps_steer` detaches first.
+	if [[ ${ko##*/} == xps_steer.ko ]]; then
+		install -D -m 0644 "$here/../scripts/modprobe-xps_steer.conf" \
+			"$root/usr/lib/modprobe.d/xps_steer.conf"
+	fi
 done
 depmod -b "$root" "$abi"
 
