@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # suite.sh - the in-guest functional suite of xps_steer (KTAP output): the
 # runner.  The tests live in one file per area (load.sh, steering.sh,
-# badinput.sh, lifecycle.sh, queues.sh, params.sh), each declared by name
+# badinput.sh, lifecycle.sh, queues.sh, params.sh, devlist.sh), each declared by name
 # with test_def; the helpers in lib.sh.
 #
 # Usage (in the guest): suite.sh [T=name[,name...]]   (default: all tests,
@@ -44,6 +44,9 @@ SUITE_TESTS=(
 	queues_ethtool_shrink
 	queues_shrink_window
 	params_dev_validation
+	unload_refused_while_attached
+	dev_list_runtime
+	dev_list_bad_input
 	steer_socket_cache
 	offline_cpu_mask
 	concurrent_writers
@@ -66,6 +69,8 @@ HERE=$(dirname "$0")
 . "$HERE/queues.sh"
 # shellcheck source=params.sh
 . "$HERE/params.sh"
+# shellcheck source=devlist.sh
+. "$HERE/devlist.sh"
 
 NQ=4		# tx queues of the multiqueue test devices
 FLOWS=64	# flows per sender: P(some of 4 queues unused) ~ 4*(3/4)^64
