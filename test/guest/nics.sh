@@ -76,6 +76,7 @@ BASE=200	# UDP payload of CPU c: BASE + c bytes
 FRAME=$((BASE + 42))	# Ethernet + IPv4 + UDP headers
 NQ=0		# TX queues the driver exposes once up (fx_nic)
 NQ_DOWN=0	# ... and before it was first opened
+NQ_MAX=0	# num_tx_queues: xps_steer has a tx-<n> for each
 
 case $DRV in
 virtio)	MODS=(virtio_pci virtio_net) RELOAD=virtio_net ;;
@@ -291,6 +292,7 @@ fx_nic_up() {
 		NQ_DOWN=$(txq_count "$DEV")
 	fi
 	nic_up || return 1
+	NQ_MAX=$(ip -d link show dev "$DEV" | sed -n 's/.* numtxqueues \([0-9]*\) .*/\1/p')
 	if ((NQ == 0)); then
 		NQ=$(txq_count "$DEV")
 		diag "nic: driver=$DRV txqs=$NQ rxqs=$(find "/sys/class/net/$DEV/queues" -maxdepth 1 -name 'rx-*' | wc -l)"
@@ -312,13 +314,14 @@ fx_nic() {
 	fi
 }
 
-# fx_attached: fx_nic, xps_steer loaded with dev=DEV and DEV's tree there.
+# fx_attached: fx_nic, xps_steer loaded with dev=DEV and DEV's tree there
+# (a tx-<n> for each of num_tx_queues, active or not).
 fx_attached() {
 	fx_nic || return 1
 	if ! xps_loaded; then
 		xps_load "dev=$DEV" || return 1
 	fi
-	expect_tree "$DEV" "$NQ"
+	expect_tree "$DEV" "$NQ_MAX"
 }
 
 attach_line() { klog_since | grep -E "xps_steer: $DEV: (attached|refused|not attached)" | tail -n 1; }
@@ -357,11 +360,11 @@ nic_attach() {
 	diag "dmesg: ${line:-(no attach line)}"
 	diag "nic: driver=$DRV xps_steer=${line#*"$DEV": }"
 	case $line in
-	*"$DEV: attached ($NQ tx queues)"*) ;;
-	*) fail "expected '$DEV: attached ($NQ tx queues)'"; return ;;
+	*"$DEV: attached ($NQ_MAX tx queues)"*) ;;
+	*) fail "expected '$DEV: attached ($NQ_MAX tx queues)' (num_tx_queues)"; return ;;
 	esac
-	expect_tree "$DEV" "$NQ" || return
-	expect_empty_masks
+	expect_tree "$DEV" "$NQ_MAX" || return
+	expect_empty_masks "$NQ_MAX"
 }
 
 # expect_empty_masks [N]: the first N (default NQ) xps_cpus files of DEV
@@ -518,16 +521,15 @@ nic_reload() {
 	wait_until 20 dev_present || { fail "no $DEV after modprobe $RELOAD"; return; }
 	line=$(attach_line)
 	diag "dmesg after modprobe $RELOAD: ${line:-(no attach line)}"
-	# Attached when it registers, with the queues it has then (igb
-	# registers with its maximum and sets the real count when opened).
-	klog_expect "$DEV: attached ($NQ_DOWN tx queues)" || return
-	expect_tree "$DEV" "$NQ_DOWN" || return
+	# Attached when it registers, a tx-<n> for each of num_tx_queues
+	# (igb sets the real count only when opened).
+	klog_expect "$DEV: attached ($NQ_MAX tx queues)" || return
+	expect_tree "$DEV" "$NQ_MAX" || return
 	# A new device: the module's masks start empty again.
-	expect_empty_masks "$NQ_DOWN" || return
+	expect_empty_masks "$NQ_MAX" || return
 	nic_up || return
-	# Up: the tree follows the real count.
-	expect_tree "$DEV" "$NQ" || return
-	expect_empty_masks || return
+	expect_tree "$DEV" "$NQ_MAX" || return
+	expect_empty_masks "$NQ_MAX" || return
 	steer_map rev_queue "after the driver reload, map re-written" || return
 	no_splat
 }
@@ -540,7 +542,7 @@ shrink() {
 }
 
 nic_channels() {
-	local kind shrunk_tree i
+	local kind
 	local -a want
 	fx_attached || return
 	kind=$(channel_kind)
@@ -573,25 +575,23 @@ nic_channels() {
 	nic_check "$(spec_of shrunk_queues)" "after ethtool -L $kind $NEWQ"
 	awk -v n="$NEWQ" '$2 >= n { bad += $3 } END { exit bad > 0 }' "$W/tbl" ||
 		fail "frames on a queue >= $NEWQ after the shrink"
-	# Drivers that reopen the device on ethtool -L (igb) send events, and
-	# the tree follows the count; others (virtio-net) send none.
-	shrunk_tree=$(tree_list "$DEV")
-	diag "ethtool -L $DEV $kind $NEWQ: $(txq_count "$DEV") tx queues, tree $shrunk_tree"
+	# The tree does not follow the count: every queue keeps its tx-<n>
+	# and its mask, and a removed queue takes no new mask.
+	expect_tree "$DEV" "$NQ_MAX" || return
+	xw - "$(xf "$DEV" "$NEWQ")" 1
+	[[ $XW == "err ENXIO" ]] ||
+		fail "writing tx-$NEWQ while $NEWQ queues are active gave '$XW', expected 'err ENXIO'"
+	read -r -a want <<<"$(masks_of rev_queue)"
+	expect_masks "$DEV" "${want[@]}" || return
 	must ethtool -L "$DEV" "$kind" "$NQ" || return
 	wait_link "ethtool -L $DEV $kind $NQ" || return
-	# The tree catches up with the count when the device changes state.
-	must ip link set "$DEV" down && must ip link set "$DEV" up
 	nic_up || return
-	diag "ethtool -L $DEV $kind $NQ: $(txq_count "$DEV") tx queues, tree $(tree_list "$DEV")"
-	expect_tree "$DEV" "$NQ" || return
-	# Queues that stayed keep their masks; a queue whose directory went
-	# away comes back with mask 0, one that never went away keeps its own.
-	read -r -a want <<<"$(masks_of rev_queue)"
-	if [[ $shrunk_tree == "$(seq_tx "$NEWQ")" ]]; then
-		for ((i = NEWQ; i < NQ; i++)); do want[i]=0; done
-	fi
+	diag "ethtool -L $DEV $kind $NQ: $(txq_count "$DEV") tx queues, masks $(read_masks "$DEV" "$NQ")"
+	# Grown back: the queues that were removed steer again with the masks
+	# they kept, without a new write or a link change.
 	expect_masks "$DEV" "${want[@]}" || return
-	steer_map rev_queue "grown back to $NQ queues, map re-written" || return
+	send_all || return
+	nic_check "$(spec_of rev_queue)" "grown back to $NQ queues, masks kept"
 	no_splat
 }
 
