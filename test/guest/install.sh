@@ -177,6 +177,9 @@ t_install_channels() {
 
 t_install_unload() {
 	need_module || return
+	# The package's modprobe.d rule: modprobe -r detaches eth0 first.
+	[ -r /usr/lib/modprobe.d/xps_steer.conf ] ||
+		fail "the package did not install /usr/lib/modprobe.d/xps_steer.conf"
 	must modprobe -r xps_steer || return
 	path_absent "$XS" || fail "$XS still exists after modprobe -r"
 	send_all || return
@@ -194,6 +197,7 @@ t_install_removal() {
 	st=$(dkms status 2>&1 | grep xps-steer)
 	[ -z "$st" ] || fail "dkms still lists: $st"
 	[ ! -e /usr/src/xps-steer-"$EXPECT_VERSION" ] || fail "/usr/src/xps-steer-$EXPECT_VERSION left behind"
+	[ ! -e /usr/lib/modprobe.d/xps_steer.conf ] || fail "/usr/lib/modprobe.d/xps_steer.conf left behind"
 }
 
 test_def install_modinfo "modinfo: DKMS-installed module, description, version, license, every parameter described"
@@ -202,7 +206,7 @@ test_def install_stock "stock selection is not the test's map (the check can fai
 test_def install_load "modprobe xps_steer dev=eth0 attaches eth0"
 test_def install_steering "every packet from CPU c leaves on queue 3-c"
 test_def install_channels "ethtool -L combined 2 then $NQ: no queue >= real_num_tx_queues, map kept"
-test_def install_unload "modprobe -r xps_steer: tree gone, traffic flows"
+test_def install_unload "modprobe -r xps_steer (the package's modprobe.d rule detaches first): tree gone, traffic flows"
 test_def install_removal "apt-get remove xps-steer-dkms: module gone from /lib/modules"
 
 main() {
