@@ -136,10 +136,12 @@ for suite in "${suites[@]}"; do
 			fail "make dkms-install: no xps_steer.ko for $abi"
 		elif [[ -e $OV_ROOT/usr/src/$name-$ver/src/stray.o ]]; then
 			fail "make dkms-install copied a build product (src/stray.o) to /usr/src"
+		elif [[ ! -e $OV_ROOT/usr/lib/modprobe.d/xps_steer.conf ]]; then
+			fail "make dkms-install did not install /usr/lib/modprobe.d/xps_steer.conf"
 		elif step "make dkms-uninstall" make -C /tmp/xps-src dkms-uninstall; then
-			left=$(find "$OV_ROOT/lib/modules" -name 'xps_steer.ko*' 2>/dev/null || true)
+			left=$(find "$OV_ROOT/lib/modules" "$OV_ROOT/usr/lib/modprobe.d" -name 'xps_steer.*' 2>/dev/null || true)
 			if [[ -z $left && ! -e $OV_ROOT/usr/src/$name-$ver ]]; then
-				ok "make dkms-install KVER=$abi installs ${ko#"$OV_ROOT"}, make dkms-uninstall removes it and /usr/src/$name-$ver"
+				ok "make dkms-install KVER=$abi installs ${ko#"$OV_ROOT"} and the modprobe.d rule, make dkms-uninstall removes them and /usr/src/$name-$ver"
 			else
 				fail "after make dkms-uninstall: ${left:-} $(ls -d "$OV_ROOT/usr/src/$name-$ver" 2>/dev/null)"
 			fi
