@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # params.sh - the dev= module parameter (docs/bad-input.md, rows P01-P17
-# and P21-P24; S14, the features file).
+# and P21-P23; S14, the features file).
 # Sourced by suite.sh (the runner); helpers in lib.sh.
 
 test_def params_dev_validation "dev= list validation: invalid lists fail with EINVAL naming the entry"
@@ -114,16 +114,7 @@ t_params_dev_validation() {
 		fail "second modprobe xps_steer dev=veth0 failed:"
 		diag_file "$W/modprobe.out"
 	fi
-	# The parameter is read-only (0444) once loaded, even for root.
-	row_mark
-	xw - /sys/module/xps_steer/parameters/dev veth0
-	r=$(cat /sys/module/xps_steer/parameters/dev)
-	if [ "$XW" = "err EACCES" ] && [ "$r" = dum0 ]; then
-		row P24 "$XW"
-	else
-		fail "root writing /sys/module/xps_steer/parameters/dev: '$XW', now reads '$r' (expected 'err EACCES', 'dum0')"
-	fi
-	# So is the features file (the compat probe results).
+	# The features file (the compat probe results) is read-only, even for root.
 	rd "$XS/features"
 	f0=$RD
 	row_mark
