@@ -40,7 +40,7 @@ modprobe_bad() {
 }
 
 t_params_dev_validation() {
-	local names n tab d r f0
+	local names n tab d f0
 	local -a pd
 	fx_suite || return
 	modprobe_bad - dev= P01
