@@ -108,7 +108,9 @@ lib=(test/guest/*.sh)
 mapfile -t tests < <(suite_tests)
 veth_tests=()
 for t in "${tests[@]}"; do
-	body "t_$t" "${lib[@]}" | grep -q 'veth\|DST2' && veth_tests+=("$t")
+	# Whole bodies, no grep -q: an early exit would fail the pipe.
+	tbody=$(body "t_$t" "${lib[@]}")
+	[[ $tbody == *veth* || $tbody == *DST2* ]] && veth_tests+=("$t")
 done
 mapfile -t nic_drivers < <(sed -n 's/^NIC_DRIVERS=(\(.*\))$/\1/p' test/guest/nics.sh | tr ' ' '\n')
 mapfile -t nic_tests < <(sed -n 's/^NIC_TESTS=(\(.*\))$/\1/p' test/guest/nics.sh | tr ' ' '\n')
@@ -183,7 +185,7 @@ rbody=$(body t_refused_devices test/guest/lifecycle.sh)
 while IFS= read -r expect; do
 	dev=${expect#xps_steer: }
 	dev=${dev%%:*}
-	how=$(printf '%s\n' "$rbody" | grep -oE "ip (link add $dev [^>|&]*type [a-z]+[^>|&]*|tuntap add dev $dev [^>|&]*)" | head -n 1 | sed 's/ *$//')
+	how=$(printf '%s\n' "$rbody" | grep -oE "ip (link add $dev [^>|&]*type [a-z]+[^>|&]*|tuntap add dev $dev [^>|&]*)" | sed -n 1p | sed 's/ *$//')
 	echo "| \`$dev\` | \`$(cell "$how")\` | \`$(cell "$expect")\` |"
 done < <(printf '%s\n' "$rbody" | grep -oE 'klog_expect "xps_steer: [^"]*' | sed 's/^klog_expect "//')
 
