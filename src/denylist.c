@@ -197,11 +197,12 @@ static const struct xps_steer_denied xps_steer_denylist[] = {
  * - amd-xgbe: drivers/net/ethernet/amd/xgbe/xgbe-main.c:434
  *   xgbe_netdev_event() (netdev_ops != xgbe_get_netdev_ops()) renames its
  *   debugfs directory: cosmetic, as for sfc.
- * - stmmac, bcm_sysport: stmmac_main.c:6351 stmmac_device_event() and
+ * - stmmac, brcm-systemport: stmmac_main.c:6351 stmmac_device_event() and
  *   bcmsysport.c:2426 bcm_sysport_netdevice_event(); both drivers have
  *   their own ndo_select_queue, which refuses them.
- * - mlx5 tc/act/mirred_nic.c:21 compares two devices' netdev_ops with
- *   each other; covered by mlx5_core.
+ * - mlx5_core, once more: en/tc/act/mirred_nic.c:21
+ *   tc_act_can_offload_mirred_nic() compares two devices' netdev_ops
+ *   with each other; the driver is listed above.
  * - adin1110, netxen_nic, via-velocity, liquidio VF representors,
  *   brcmfmac, qtnfmac, ATM clip and mpoa: adin1110.c:1169,
  *   netxen_nic_main.c:3154, via-velocity.c:3675, lio_vf_rep.c:624,
