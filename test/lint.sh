@@ -18,7 +18,9 @@
 #      scripts), and no script disables a check for the whole file: every
 #      `# shellcheck disable=` stands right before the one command it is
 #      for and says why (`# shellcheck disable=SCnnnn # why`), and
-#      .shellcheckrc disables nothing.
+#      .shellcheckrc disables nothing;
+#   8. docs/drivers.md is what scripts/drivers-md.sh prints from the
+#      denylist, the refusal log lines and the tests.
 # Prints KTAP so `make check` reports it like the guest suite (make check
 # runs it as the test named `lint`).
 set -euo pipefail
@@ -59,7 +61,7 @@ checkpatch() {
 }
 
 echo "TAP version 13"
-echo "1..7"
+echo "1..8"
 
 make -s -C "$TOP" KDIR="$kdir" clean >/dev/null
 status=0
@@ -183,5 +185,16 @@ if grep -q 'disable' "$TOP/.shellcheckrc" 2>/dev/null; then
 	status=1
 fi
 result 7 "shellcheck is clean on ${#scripts[@]} shell scripts (shellcheck $(shellcheck --version | sed -n 's/^version: //p'))" "$status"
+
+# The drivers page is generated: it must match its sources.
+status=0
+: >"$log/out"
+if ! "$TOP/scripts/drivers-md.sh" >"$log/drivers.md" 2>>"$log/out"; then
+	status=1
+elif ! diff -u "$TOP/docs/drivers.md" "$log/drivers.md" >>"$log/out"; then
+	echo "docs/drivers.md is out of date: run scripts/drivers-md.sh >docs/drivers.md" >>"$log/out"
+	status=1
+fi
+result 8 "docs/drivers.md is what scripts/drivers-md.sh prints" "$status"
 
 exit "$failed"

@@ -45,7 +45,8 @@
 # (modprobe & co.), bash as /bin/sh (busybox sh would run its own `ip`), real
 # timeout/env/nice/xargs/find/taskset/chrt/setsid/nsenter/unshare/flock/
 # ionice, static builds of test/tools/*.c in /usr/local/bin, and
-# the guest kernel's dummy/veth/bonding/tun/team/virtio_net/net/sched modules.
+# the guest kernel's dummy/veth/bonding/tun/team/virtio_net/net/sched modules
+# (and xfrm_interface and gtp where they are modules).
 # /init mounts proc, sys, devtmpfs, tracefs, debugfs, tmpfs; brings up lo;
 # runs the script with bash (stdin /dev/null, cwd /test) and prints
 # XPS_STEER_GUEST_EXIT=<rc>, then powers off.
@@ -196,6 +197,10 @@ cp "$kmods"/modules.{builtin,builtin.modinfo,order} "$gmods/"
 want=(dummy veth bonding tun team virtio_net virtio_pci)
 # Kernels from 6.12 on ship compressed modules (.ko.xz).
 for f in "$kmods"/kernel/drivers/net/team/team_mode_*.ko* "$kmods"/kernel/net/sched/*.ko*; do
+	[[ -e $f ]] && f=${f##*/} && want+=("${f%%.ko*}")
+done
+# Devices refused_devices creates, where this kernel has them as modules.
+for f in "$kmods"/kernel/net/xfrm/xfrm_interface*.ko* "$kmods"/kernel/drivers/net/gtp.ko*; do
 	[[ -e $f ]] && f=${f##*/} && want+=("${f%%.ko*}")
 done
 want+=(${mods[@]+"${mods[@]}"})

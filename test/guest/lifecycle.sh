@@ -10,7 +10,7 @@ test_def delete_attached_device "delete an attached device: tree gone, 'detached
 test_def store_race_unregister "store racing with unregister: delete under looping writers never hangs"
 test_def late_attach "late attach: listed device registering later is attached and steered"
 test_def rename_follows_device "rename: tree follows the device, masks kept, steering kept"
-test_def refused_devices "refused devices: single-queue, bond, multiqueue tap, team"
+test_def refused_devices "refused devices: single-queue, bond, multiqueue tap, team, xfrm, gtp"
 
 # established_all NS N PORT...: every PORT (decimal, local) has at least N
 # established sockets; one read of /proc/net/tcp for all of them.  Ports
@@ -370,9 +370,9 @@ t_rename_follows_device_cleanup() {
 }
 
 t_refused_devices() {
-	local d dst n
-	# s0 and bond0 exist before the load, tap0 and team0 register after it
-	# (both attach paths must refuse).
+	local d dst n gtp=
+	# s0, bond0 and xfrm9 exist before the load, tap0, team0 and gtp9
+	# register after it (both attach paths must refuse).
 	fx_suite || return
 	refused_del
 	must ip link add s0 type dummy || return
@@ -384,11 +384,16 @@ t_refused_devices() {
 	must ip link set bs0 master bond0
 	must ip addr add 10.9.5.1/24 dev bond0
 	must ip link set bond0 up
+	# An xfrm interface with 4 queues: no ndo_select_queue of its own,
+	# so only the denylist refuses it (xfrmi_decode_session() compares
+	# netdev_ops).
+	modprobe xfrm_interface >/dev/null 2>&1
+	must ip link add xfrm9 numtxqueues 4 type xfrm dev lo if_id 9 || return
 	# /dev/net/tun appears (devtmpfs) only once tun is loaded: no udev here.
 	modprobe tun >/dev/null 2>&1
 	klog_mark
 	row_mark
-	xps_load dev=s0,bond0,tap0,team0 || return
+	xps_load dev=s0,bond0,tap0,team0,xfrm9,gtp9 || return
 	must ip tuntap add dev tap0 mode tap multi_queue
 	# Queues attached by tapq: carrier on, and its TUNSETIFF would fail
 	# had tap0's netdev_ops been replaced.  It reads what tap0 sends.
@@ -403,12 +408,33 @@ t_refused_devices() {
 	must ip addr add 10.9.7.1/24 dev team0
 	must ip link set team0 up
 	must ip link set team0 carrier on
+	# A gtp device with 4 queues (gtp_find_dev() compares netdev_ops).
+	# iproute2 has the kernel open the GTP sockets itself
+	# (IFLA_GTP_CREATE_SOCKETS), so no GTP daemon is needed. Kernels
+	# without that attribute (5.10 has none, 6.1 has it) want the UDP
+	# sockets of a GTP daemon (IFLA_GTP_FD0/FD1), which ip cannot pass.
+	modprobe gtp >/dev/null 2>&1
+	if ip link add gtp9 numtxqueues 4 type gtp role sgsn >"$W/gtp.out" 2>&1; then
+		gtp=gtp9
+	elif [ "$(printf '%s\n' 6.1 "$(uname -r)" | sort -V | head -n 1)" != 6.1 ]; then
+		diag "gtp9 not checked: this kernel's gtp cannot open its own sockets: $(cat "$W/gtp.out")"
+	else
+		fail "ip link add gtp9 numtxqueues 4 type gtp role sgsn failed"
+		diag_file "$W/gtp.out"
+	fi
 	klog_expect "xps_steer: s0: refused: single-queue device" &&
 		expect_no_tree s0 && row P20 loaded 'xps_steer: s0: '
 	klog_expect "xps_steer: bond0: refused: driver has its own ndo_select_queue"
 	klog_expect "xps_steer: tap0: refused: driver tun recognises its devices by their netdev_ops pointer"
 	klog_expect "xps_steer: team0: refused: driver team recognises its devices by their netdev_ops pointer"
-	for d in s0 bond0 tap0 team0; do
+	klog_expect "xps_steer: xfrm9: refused: driver xfrm recognises its devices by their netdev_ops pointer"
+	[ -z "$gtp" ] ||
+		klog_expect "xps_steer: gtp9: refused: driver gtp recognises its devices by their netdev_ops pointer"
+	for d in xfrm9 $gtp; do
+		n=$(txq_count "$d")
+		[ "$n" -ge 2 ] || fail "$d has $n tx queues: its refusal proves nothing about the denylist"
+	done
+	for d in s0 bond0 tap0 team0 xfrm9 $gtp; do
 		expect_no_tree "$d"
 		diag "$d: $(txq_count "$d") tx queues, no tree"
 	done
@@ -441,7 +467,7 @@ t_refused_devices() {
 # refused_del: the devices of refused_devices, gone.
 refused_del() {
 	local d
-	for d in team0 tap0 bond0 bs0 s0; do ip link del "$d" 2>/dev/null; done
+	for d in gtp9 xfrm9 team0 tap0 bond0 bs0 s0; do ip link del "$d" 2>/dev/null; done
 	ip tuntap del dev tap0 mode tap multi_queue 2>/dev/null
 }
 
