@@ -422,6 +422,14 @@ done
 mv "$compat_md.tmp" "$compat_md"
 
 say "wrote $compat_md (logs in $out)"
+# docs/drivers.md names the kernels of docs/compat.md: keep it in step.
+if [[ $compat_md == "$top/docs/compat.md" ]]; then
+	if (cd "$top" && scripts/drivers-md.sh >docs/drivers.md.tmp && mv docs/drivers.md.tmp docs/drivers.md); then
+		say "wrote $top/docs/drivers.md"
+	else
+		failed+=(drivers-md.sh)
+	fi
+fi
 for s in "${suites[@]}"; do
 	say "$(printf '%-19s build %-7s dkms %-7s boot %-7s %s passed, %s failed, %s skipped' "$s" \
 		"${R_build[$s]}" "${R_dkms[$s]}" "${R_boot[$s]}" "${R_pass[$s]:-0}" "${R_fail[$s]:-0}" "${R_skip[$s]:-0}")"
