@@ -39,6 +39,10 @@ kdir=$cache/src
 echo "check-debug.sh: debug kernel $abi (build took $(cat "$cache/build-seconds") s; cache $cache)"
 
 build_copy "$out" "$kdir"
+# The test-only modules (test/modules/) for the functional suite's guest.
+test_kos=()
+tkos=$(build_test_modules "$out" "$kdir")
+while read -r ko; do test_kos+=(--ko "$ko"); done <<<"$tkos"
 
 vm() {	# NAME VM.SH-ARGS... -- GUEST-ARGS...
 	local name=$1 t0 t1 rc=0
@@ -57,7 +61,7 @@ stress() {	# NAME STRESS.SH-ARGS...
 	shift
 	vm "$name" --smp 4 --maxcpus 8 -- /test/stress.sh "$@"
 }
-suite() { vm suite --smp 4 -- /test/suite.sh; }
+suite() { vm suite --smp 4 "${test_kos[@]}" -- /test/suite.sh; }
 
 lanes=${XPS_STEER_DEBUG_LANES:-$(($(nproc) >= 2 ? 2 : 1))}
 lane1=stress_attach_cycles,stress_mask_writes,stress_queue_resize,stress_packet_bypass,stress_final

@@ -162,7 +162,7 @@ note() { # SUITE TEXT: first failure reason of a suite
 
 # --- 2. per suite: build, dkms, boot --------------------------------------
 run_suite() {
-	local s=$1 d=$out/$1 root abi t rc ko modv console plan total line
+	local s=$1 d=$out/$1 root abi t rc ko modv console plan total line test_kos
 	exec 8>"$cache_root/chroot-$s.lock"
 	flock -s 8 # no refresh of this chroot while it is the overlay's lower dir
 	root=$("$chroot_sh" path "$s")
@@ -197,6 +197,25 @@ run_suite() {
 	else
 		R_build[$s]=PASS
 	fi
+	# The test-only modules (test/modules/, never packaged: ops_copier for
+	# the suite's foreign.sh), with the same compiler and headers.
+	rm -rf "$d/root/root/test-modules"
+	mkdir -p "$d/root/root/test-modules"
+	cp "$top"/test/modules/{Kbuild,Makefile} "$top"/test/modules/*.c "$d/root/root/test-modules/"
+	rc=0
+	"$chroot_sh" run "$d/root" make -C /root/test-modules KDIR="/usr/src/linux-headers-$abi" \
+		>"$d/test-modules.log" 2>&1 || rc=$?
+	test_kos=()
+	if ((rc != 0)); then
+		R_build[$s]=FAIL
+		note "$s" "build: test modules: make exited $rc: $(grep -m1 -E 'error|Error' "$d/test-modules.log" || tail -n1 "$d/test-modules.log")"
+	elif grep -q 'warning:' "$d/test-modules.log"; then
+		R_build[$s]=FAIL
+		note "$s" "build: test modules: $(grep -c 'warning:' "$d/test-modules.log") compiler warning(s), first: $(grep -m1 'warning:' "$d/test-modules.log")"
+	fi
+	for ko in "$d"/root/root/test-modules/*.ko; do
+		if [[ -f $ko ]]; then test_kos+=(--ko "$ko"); fi
+	done
 	# The compat probes' verdict, as the build prints it.
 	R_probes[$s]=$(sed -n 's/^xps_steer: compat probes: //p' "$d/build.log" | tail -n1)
 	say "$s: build ${R_build[$s]} ($(secs_since "$t") s, log $d/build.log)"
@@ -251,7 +270,7 @@ run_suite() {
 		console=$d/console.log
 		rc=0
 		"$top/test/vm.sh" --kernel-root "$d/root" --abi "$abi" --module xps_steer \
-			--script "$top/test/guest/matrix.sh" --smp 4 --timeout "$boot_timeout" \
+			${test_kos[@]+"${test_kos[@]}"} --script "$top/test/guest/matrix.sh" --smp 4 --timeout "$boot_timeout" \
 			--log "$console" -- "T=$sel" >/dev/null 2>"$d/vm.log" || rc=$?
 		tr -d '\r' <"$console" >"$d/suite.tap"
 		R_skip[$s]=$(grep -cE '^ok [0-9]+ .*# SKIP' "$d/suite.tap" || true)

@@ -78,7 +78,12 @@ fi
 
 if ((${#guest[@]})); then
 	sel=$(IFS=,; echo "${guest[*]}")
-	"$TOP/test/vm.sh" --ko "$TOP/xps_steer.ko" --script "$TOP/test/guest/suite.sh" \
+	# The test-only modules (test/modules/: ops_copier for foreign.sh) go
+	# into the guest next to xps_steer, loadable by name.
+	kos=(--ko "$TOP/xps_steer.ko")
+	tkos=$(build_test_modules "$out" "$kdir")
+	while read -r ko; do kos+=(--ko "$ko"); done <<<"$tkos"
+	"$TOP/test/vm.sh" "${kos[@]}" --script "$TOP/test/guest/suite.sh" \
 		--smp 4 --log "$out/console.log" -- "T=$sel" || status=1
 	tr -d '\r' <"$out/console.log" >"$out/suite.tap"
 	taps+=("$out/suite.tap")

@@ -13,6 +13,12 @@
 #   build_copy DIR KDIR   build the module in a copy of the tree, DIR/build
 #                         (the work tree's own build products stay
 #                         untouched); the log in DIR/build.log
+#   build_test_modules DIR KDIR
+#                         build the test-only modules of test/modules/
+#                         (ops_copier.ko; never packaged) in a copy,
+#                         DIR/test-modules, against KDIR; prints the .ko
+#                         paths, one a line (vm.sh --ko each); the log in
+#                         DIR/test-modules.log
 #   test_names SCRIPT     the names of a guest suite's tests, in order
 #   select_names SCRIPT SPEC
 #                         SPEC (T=: "name,name...", or empty/"all") checked
@@ -67,6 +73,16 @@ build_copy() {	# DIR KDIR
 	tar -C "$TOP" --exclude=.git --exclude='*.o' --exclude='*.ko' -cf - . | tar -C "$1/build" -xf -
 	make -s -C "$1/build" KDIR="$2" >"$1/build.log" 2>&1 ||
 		{ cat "$1/build.log" >&2; die "module build against $2 failed"; }
+}
+
+build_test_modules() {	# DIR KDIR
+	local d=$1/test-modules
+	rm -rf "$d"
+	mkdir -p "$d"
+	cp "$TOP"/test/modules/{Kbuild,Makefile} "$TOP"/test/modules/*.c "$d/"
+	make -s -C "$d" KDIR="$2" >"$1/test-modules.log" 2>&1 ||
+		{ cat "$1/test-modules.log" >&2; die "test module build against $2 failed"; }
+	ls "$d"/*.ko
 }
 
 NPASS=0 NFAIL=0

@@ -3,6 +3,7 @@
 #   1. a W=1 build with no warnings at all;
 #   2. sparse (C=2: every file) with no reports;
 #   3. checkpatch.pl --strict, from Debian's linux-source package;
+#   (1-3 also for the test-only modules of test/modules/, built in a copy)
 #   4. the compat fallbacks this kernel does not need, all forced on
 #      (XPS_STEER_FORCE_FALLBACKS=1), build with W=1 and sparse cleanly,
 #      and W=1 does not change what the compile probes find;
@@ -63,11 +64,22 @@ checkpatch() {
 echo "TAP version 13"
 echo "1..8"
 
+# The test-only modules (test/modules/) are built in a copy, FLAGS given.
+tmods() {	# NAME MAKE-FLAGS...
+	local name=$1
+	shift
+	rm -rf "$log/tmods"
+	mkdir -p "$log/tmods"
+	cp "$TOP"/test/modules/{Kbuild,Makefile} "$TOP"/test/modules/*.c "$log/tmods/"
+	make -C "$log/tmods" KDIR="$kdir" "$@" >"$log/$name" 2>&1
+}
+
 make -s -C "$TOP" KDIR="$kdir" clean >/dev/null
 status=0
 make -C "$TOP" KDIR="$kdir" W=1 >"$log/build" 2>&1 || status=$?
-grep -iE 'warning|error' "$log/build" >"$log/out" || true
-[[ $status == 0 && ! -s $log/out ]] || { status=1; [[ -s $log/out ]] || cp "$log/build" "$log/out"; }
+tmods tbuild W=1 || status=$?
+cat "$log/build" "$log/tbuild" | grep -iE 'warning|error' >"$log/out" || true
+[[ $status == 0 && ! -s $log/out ]] || { status=1; [[ -s $log/out ]] || cat "$log/build" "$log/tbuild" >"$log/out"; }
 result 1 "build with W=1 has no warnings" "$status"
 mkdir "$log/results"
 cp "$TOP"/.probes/*.result "$log/results/"
@@ -76,8 +88,9 @@ cp "$TOP"/.probes/*.result "$log/results/"
 make -s -C "$TOP" KDIR="$kdir" clean >/dev/null
 status=0
 make -C "$TOP" KDIR="$kdir" C=2 CF=-D__CHECK_ENDIAN__ >"$log/sparse" 2>&1 || status=$?
+tmods tsparse C=2 CF=-D__CHECK_ENDIAN__ || status=$?
 noise='^make|^  (CHECK|CC|LD|MODPOST|BTF|PROBE)|^Skipping BTF|^xps_steer: compat probes:'
-grep -vE "$noise" "$log/sparse" >"$log/out" || true
+cat "$log/sparse" "$log/tsparse" | grep -vE "$noise" >"$log/out" || true
 [[ $status == 0 && ! -s $log/out ]] || status=1
 result 2 "sparse (C=2) is clean" "$status"
 
@@ -100,6 +113,8 @@ done
 		--ignore DEPRECATED_API,STRLCPY,LINUX_VERSION_CODE,CONSTANT_COMPARISON \
 		--ignore MACRO_ARG_REUSE,MACRO_ARG_PRECEDENCE \
 		-f "$TOP"/src/compat.h "$TOP"/src/probes/*.c || status=$?
+	# The test-only modules: nothing ignored.
+	"$(checkpatch)" --strict --no-tree --terse -f "$TOP"/test/modules/*.c || status=$?
 } >"$log/out" 2>&1
 result 3 "checkpatch.pl --strict is clean" "$status"
 
