@@ -214,12 +214,13 @@ mapfile -t files < <(printf '%s\n' "${files[@]}" | sort -u) # shared deps repeat
 (cd "$kmods" && cp --parents "${files[@]}" "$gmods/")
 for ko in ${kos[@]+"${kos[@]}"}; do
 	cp "$ko" "$gmods/extra/"
-	# As the packages install it: `modprobe -r xps_steer` detaches first.
-	if [[ ${ko##*/} == xps_steer.ko ]]; then
-		install -D -m 0644 "$here/../scripts/modprobe-xps_steer.conf" \
-			"$root/usr/lib/modprobe.d/xps_steer.conf"
-	fi
 done
+# With xps_steer in the guest (--ko, or --module from a DKMS install), its
+# modprobe.d rule as the packages install it: `modprobe -r` detaches first.
+if [[ -n $(find "$gmods" -name 'xps_steer.ko*' -print -quit) ]]; then
+	install -D -m 0644 "$here/../scripts/modprobe-xps_steer.conf" \
+		"$root/usr/lib/modprobe.d/xps_steer.conf"
+fi
 depmod -b "$root" "$abi"
 
 # --- /init ----------------------------------------------------------------

@@ -8,14 +8,9 @@
 # go away until the copier has put xps_steer's copy back.
 # Sourced by suite.sh (the runner); helpers in lib.sh. Each test uses a
 # dummy of its own (dumc, created afresh) and leaves neither module loaded.
-# Not yet sourced nor listed in SUITE_TESTS (suite.sh bails out if a test
-# is defined but not listed): without the fix of issue 13, defect 1, the
-# first test crashes the guest. The fix adds to suite.sh, after devlist.sh:
-#   # shellcheck source=foreign.sh
-#   . "$HERE/foreign.sh"
-# and to SUITE_TESTS, before final_no_warnings:
-#   ops_copied_after_attach
-#   ops_copied_before_attach
+# Without the fix of issue 13, defect 1 (each attached device holds a
+# module reference; dev= refuses to detach while such a copy is in), the
+# first test crashes the guest. Rows R13 and R14 of docs/bad-input.md.
 
 test_def ops_copied_after_attach "ops copied after attach (pre-5.9 DSA): rmmod xps_steer refused while the copy leads to its hook, steering per packet, no crash; dev= detach EBUSY until the copier is gone"
 test_def ops_copied_before_attach "ops copied before attach: xps_steer steers through a copy of the copier's copy; the copier puts the driver's ops back (stock selection); xps_steer detaches with a log line, no WARNING"
@@ -153,47 +148,40 @@ t_ops_copied_after_attach() {
 	f_xps_refuses rmmod xps_steer && f_xps_refuses modprobe -r xps_steer
 	f_steer "1:1 map after the refused unloads"
 
-	if devlist_writable; then
-		xw - "$FDEVP" "$NL"
-		if [ "$XW" = "err EBUSY" ]; then
-			diag "empty dev= with ops_copier's copy installed: $XW"
-		else
-			fail "writing an empty dev= with ops_copier's copy installed gave '$XW', expected 'err EBUSY'"
-		fi
-		klog_expect "xps_steer: $FDEV: dev=: cannot detach"
-		xps_loaded || fail "xps_steer unloaded by the refused detach"
-		rdn - "$FDEVP"
-		[ "$RD" = "$FDEV$NL" ] || fail "dev= reads '$(show "$RD")' after the refused detach, expected '$FDEV'"
-		expect_tree "$FDEV" "$NQ"
-		f_steer "1:1 map after the refused detach"
+	devlist_writable || { fail "$FDEVP is not writable: no runtime detach"; return; }
+	row_mark
+	xw - "$FDEVP" "$NL"
+	if [ "$XW" = "err EBUSY" ]; then
+		row R13 "$XW"
 	else
-		diag "no writable $FDEVP (no runtime detach in this xps_steer): checking only that it stays loaded and traffic flows"
+		fail "writing an empty dev= with ops_copier's copy installed gave '$XW', expected 'err EBUSY'"
 	fi
+	xps_loaded || fail "xps_steer unloaded by the refused detach"
+	rdn - "$FDEVP"
+	[ "$RD" = "$FDEV$NL" ] || fail "dev= reads '$(show "$RD")' after the refused detach, expected '$FDEV'"
+	expect_tree "$FDEV" "$NQ"
+	f_steer "1:1 map after the refused detach"
 
 	# The copier puts xps_steer's copy back: still steered per packet.
 	copier_unload xps_steer_select_queue || return
 	f_steer "1:1 map with xps_steer's copy back"
 
-	if devlist_writable; then
-		xw - "$FDEVP" "$NL"
-		if [ "$XW" = "ok 1" ]; then
-			diag "empty dev= once ops_copier is gone: $XW"
-		else
-			fail "writing an empty dev= once ops_copier is gone gave '$XW', expected 'ok 1'"
-		fi
-		klog_expect "xps_steer: $FDEV: detached"
-		if rmmod xps_steer >"$W/unload.out" 2>&1; then
-			diag "rmmod xps_steer with nothing attached: ok"
-		else
-			fail "rmmod xps_steer with nothing attached failed:"
-			diag_file "$W/unload.out"
-		fi
-		xps_loaded && fail "xps_steer still loaded after rmmod"
-		path_absent "$XS" || fail "$XS still exists after rmmod"
-		f_stock "stock selection after the unload"
+	xw - "$FDEVP" "$NL"
+	if [ "$XW" = "ok 1" ]; then
+		diag "empty dev= once ops_copier is gone: $XW"
 	else
-		diag "no runtime detach: xps_steer stays loaded here, the cleanup unloads it"
+		fail "writing an empty dev= once ops_copier is gone gave '$XW', expected 'ok 1'"
 	fi
+	klog_expect "xps_steer: $FDEV: detached"
+	if rmmod xps_steer >"$W/unload.out" 2>&1; then
+		diag "rmmod xps_steer with nothing attached: ok"
+	else
+		fail "rmmod xps_steer with nothing attached failed:"
+		diag_file "$W/unload.out"
+	fi
+	xps_loaded && fail "xps_steer still loaded after rmmod"
+	path_absent "$XS" || fail "$XS still exists after rmmod"
+	f_stock "stock selection after the unload"
 	f_no_splat
 }
 
@@ -225,27 +213,22 @@ t_ops_copied_before_attach() {
 	copier_unload || return
 	f_stock "stock selection with the driver's ops back"
 
-	# xps_steer detaches (at runtime where it can, else by unloading), with
-	# a log line and no WARNING: with panic_on_warn=1 a WARN would panic.
-	if devlist_writable; then
-		xw - "$FDEVP" "$NL"
-		if [ "$XW" = "ok 1" ]; then
-			diag "empty dev= after ops_copier put the driver's ops back: $XW"
-		else
-			fail "writing an empty dev= after ops_copier put the driver's ops back gave '$XW', expected 'ok 1'"
-		fi
-		klog_expect "xps_steer: $FDEV: detached"
-		path_absent "$XS/$FDEV" || fail "$XS/$FDEV still exists after the detach"
-		if rmmod xps_steer >"$W/unload.out" 2>&1; then
-			diag "rmmod xps_steer with nothing attached: ok"
-		else
-			fail "rmmod xps_steer with nothing attached failed:"
-			diag_file "$W/unload.out"
-		fi
+	# xps_steer detaches, with a log line and no WARNING: with
+	# panic_on_warn=1 a WARN would panic.
+	devlist_writable || { fail "$FDEVP is not writable: no runtime detach"; return; }
+	row_mark
+	xw - "$FDEVP" "$NL"
+	if [ "$XW" = "ok 1" ]; then
+		row R14 "$XW"
 	else
-		diag "no writable $FDEVP (no runtime detach in this xps_steer): modprobe -r detaches at unload"
-		must modprobe -r xps_steer
-		klog_expect "xps_steer: $FDEV: detached"
+		fail "writing an empty dev= after ops_copier put the driver's ops back gave '$XW', expected 'ok 1'"
+	fi
+	path_absent "$XS/$FDEV" || fail "$XS/$FDEV still exists after the detach"
+	if rmmod xps_steer >"$W/unload.out" 2>&1; then
+		diag "rmmod xps_steer with nothing attached: ok"
+	else
+		fail "rmmod xps_steer with nothing attached failed:"
+		diag_file "$W/unload.out"
 	fi
 	xps_loaded && fail "xps_steer still loaded after its unload"
 	path_absent "$XS" || fail "$XS still exists after the unload"
