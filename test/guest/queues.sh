@@ -111,7 +111,6 @@ t_queues_ethtool_shrink() {
 	xw - "$(xf veth0 2)" 1
 	[ "$XW" = "err ENXIO" ] || fail "writing 1 to tx-2 after the shrink: '$XW', expected 'err ENXIO'"
 	expect_masks veth0 "${MAP[@]}"
-	no_capped_queue
 }
 
 SHRINK_HELD=
