@@ -321,7 +321,7 @@ for s in "${suites[@]}"; do
 done
 
 # variants FEATURES PROBES: "have"/"missing" probe lists from the booted
-# module's /sys/kernel/xps_steer/features ("probe yes|no" lines) if given,
+# module's /sys/module/xps_steer/features ("probe yes|no" lines) if given,
 # else from the build log ("have: a b; missing: c d"); sets V_have,
 # V_missing and V_src (empty if neither says anything).
 variants() {
@@ -409,7 +409,7 @@ done
 	echo "The compile probes' results (\`src/probes/\`) for each kernel: probes that"
 	echo "compiled (\`have\`) and those that did not (\`missing\`; compat.h then"
 	echo "uses another variant or its fallback). From the booted module's"
-	echo "\`/sys/kernel/xps_steer/features\` when present, else from the build log."
+	echo "\`/sys/module/xps_steer/features\` when present, else from the build log."
 	echo
 	for s in "${suites[@]}"; do
 		variants "${R_feat[$s]:-}" "${R_probes[$s]:-}"

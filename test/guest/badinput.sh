@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # badinput.sh - bad xps_cpus input and privileges, against the kernel's own
-# file (docs/bad-input.md, rows X01-X34 and S01-S03).  cmp_write is also
-# used by steer_vs_kernel_xps (steering.sh).
+# file (docs/bad-input.md, rows X01-X34 and S01-S03), and writers from
+# another network namespace (rows S16, S17).  cmp_write is also used by
+# steer_vs_kernel_xps (steering.sh).
 # Sourced by suite.sh (the runner); helpers in lib.sh.
 
 test_def badinput_masks_privileges "bad input and privileges: same errno as the kernel's file, mask unchanged"
+test_def netns_writer_refused "a root writer in another network namespace gets EPERM and a log line, the mask and steering unchanged; reads work from any namespace"
 
 # cmp_write INPUT Q [PRESET]: one identical write to dum0's xps_steer file
 # and to dum1's kernel file (netns ref); results and read-backs must match,
@@ -181,3 +183,66 @@ EOF
 	fi
 	klog_expect "xps_steer: dum0: tx-1: xps_cpus write rejected ("
 }
+
+# /sys/kernel/xps_steer is visible from every network namespace (unlike
+# /sys/class/net): root with CAP_NET_ADMIN in namespace ref (or peer, where
+# veth0's other end lives) must not change dum0's or veth0's masks.
+t_netns_writer_refused() {
+	local eff r m
+	fx_loaded dev=dum0,veth0 || return
+	klog_mark
+	map11 "$NQ"
+	set_masks dum0 "${MAP[@]}" || return
+	set_masks veth0 "${MAP[@]}" || return
+	# The writer is privileged: the refusal is about its namespace.
+	eff=$(in_ns ref cat /proc/self/status | awk '/^CapEff:/ { print $2 }')
+	if [ -z "$eff" ] || [ $(((0x$eff >> 12) & 1)) != 1 ]; then
+		fail "root in netns ref has CapEff=$eff: CAP_NET_ADMIN (bit 12) expected"
+		return
+	fi
+	diag "root in netns ref: CapEff=$eff (CAP_NET_ADMIN set)"
+	row_mark
+	xw ref "$(xf dum0 1)" 3
+	rdn - "$(xf dum0 1)"
+	if [ "$XW" = "err EPERM" ] && [ "$RD" = "2$NL" ]; then
+		klog_expect "xps_steer: dum0: tx-1: xps_cpus write from another network namespace refused"
+		row S16 "$XW" xps_cpus
+	else
+		fail "root in netns ref writing 3 to dum0 tx-1: '$XW', then reads '$(show "$RD")' (expected 'err EPERM', '2\n')"
+	fi
+	# Reads work from any namespace.
+	row_mark
+	r=$(in_ns ref xwrite -R -- "$(xf dum0 1)" - 2>&1)
+	rdn ref "$(xf dum0 1)"
+	if [ "$r" = "ok 2" ] && [ "$RD" = "2$NL" ]; then
+		row S17 "$r" xps_cpus
+	else
+		fail "root in netns ref reading dum0 tx-1: '$r', '$(show "$RD")' (expected 'ok 2', '2\n')"
+	fi
+	# The same through a shell, as an operator would, on another queue;
+	# and from netns peer to veth0 (its peer's namespace).
+	if in_ns ref sh -c "echo f > $(xf dum0 0)" 2>"$W/sh.err"; then
+		fail "root in netns ref: 'echo f > $(xf dum0 0)' succeeded"
+	else
+		diag "root in netns ref: echo f > tx-0: $(head -n 1 "$W/sh.err")"
+	fi
+	klog_expect "xps_steer: dum0: tx-0: xps_cpus write from another network namespace refused"
+	xw peer "$(xf veth0 2)" 1
+	[ "$XW" = "err EPERM" ] ||
+		fail "root in netns peer writing 1 to veth0 tx-2 gave '$XW', expected 'err EPERM'"
+	klog_expect "xps_steer: veth0: tx-2: xps_cpus write from another network namespace refused"
+	expect_masks dum0 "${MAP[@]}"
+	expect_masks veth0 "${MAP[@]}"
+	# Not refused in the initial namespace: the same write succeeds there.
+	xw - "$(xf dum0 1)" 3
+	m=$(cat "$(xf dum0 1)")
+	if [ "$XW" != "ok 1" ] || [ "$m" != 3 ]; then
+		fail "root in the initial namespace writing 3 to dum0 tx-1: '$XW', reads '$m' (expected 'ok 1', '3')"
+	fi
+	set_masks dum0 "${MAP[@]}" || return
+	# Steering is what the initial namespace wrote, per packet.
+	udp_all - dum0 "$DST0" "0:0 1:1 2:2 3:3"
+	steer_check "UDP after refused writes from other namespaces" dum0 "$NQ" 0 "$SPEC"
+}
+
+t_netns_writer_refused_cleanup() { modprobe -r xps_steer; }

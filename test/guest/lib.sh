@@ -11,6 +11,9 @@
 # XW, SENT, SPEC, MAP, ...), each named where it is set.
 
 XS=/sys/kernel/xps_steer
+# The compat probe results (mode 0444); not under $XS, which holds only
+# device directories, so a device may be named "features".
+FEAT=/sys/module/xps_steer/features
 W=${XPS_WORK:-/tmp/xps-suite}
 # shellcheck disable=SC2034 # used by the scripts that source lib.sh
 NL='
@@ -236,6 +239,8 @@ wait_until() {
 
 path_absent() { [ ! -e "$1" ]; }
 
+carrier_on() { [ "$(cat "/sys/class/net/$1/carrier" 2>/dev/null)" = 1 ]; }	# DEV
+
 # show STRING: printable form of an exact string (newline -> \n).
 show() {
 	printf '%s' "$1" | od -An -c | tr -d ' \n'
@@ -445,6 +450,33 @@ expect_tree() {
 expect_no_tree() {	# DEV
 	if [ -e "$XS/$1" ]; then
 		fail "$XS/$1 exists but should not: $(dir_names "$XS/$1" | tr '\n' ' ')"
+		return 1
+	fi
+	return 0
+}
+
+# xps_names: the names in $XS, one line ("a b"), sorted.
+xps_names() { dir_names "$XS" | tr '\n' ' ' | sed 's/ $//'; }
+
+# expect_xps_names NAMES: $XS holds exactly NAMES (no stale directory,
+# no control file).
+expect_xps_names() {
+	local got
+	got=$(xps_names)
+	if [ "$got" = "$1" ]; then
+		diag "$XS holds: $got"
+		return 0
+	fi
+	fail "$XS holds '$got', expected '$1'"
+	return 1
+}
+
+# features_ok: the compat probe results are still at $FEAT, readable and
+# well-formed ("probe yes|no" lines).
+features_ok() {
+	rd "$FEAT" || { fail "cannot read $FEAT: $(cat "$W/rd.err")"; return 1; }
+	if [ -z "$RD" ] || printf '%s' "$RD" | grep -qvE '^[a-z0-9_]+ (yes|no)$'; then
+		fail "$FEAT: malformed: '$(show "$RD")'"
 		return 1
 	fi
 	return 0

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # lifecycle.sh - the module and its devices coming and going: rmmod under
-# TCP, deleted, late, renamed and refused devices, stores racing with
-# unregister.  held_start/held_io are also used by queues.sh.
+# TCP, deleted, late, renamed and refused devices, a device named
+# "features", stores racing with unregister.  held_start/held_io are also
+# used by queues.sh.
 # Sourced by suite.sh (the runner); helpers in lib.sh.
 
 test_def rmmod_under_tcp "rmmod while TCP runs on every CPU: transfers complete, tree gone"
@@ -10,6 +11,7 @@ test_def delete_attached_device "delete an attached device: tree gone, 'detached
 test_def store_race_unregister "store racing with unregister: delete under looping writers never hangs"
 test_def late_attach "late attach: listed device registering later is attached and steered"
 test_def rename_follows_device "rename: tree follows the device, masks kept, steering kept"
+test_def name_collision_features "a device named 'features' attaches and steers, a rename onto 'features' and back moves the directory, no stale one"
 test_def refused_devices "refused devices: single-queue, bond, multiqueue tap, team, xfrm, gtp"
 
 # established_all NS N PORT...: every PORT (decimal, local) has at least N
@@ -154,17 +156,18 @@ fd_open() {
 	return 1
 }
 
-# held_io ID PID OUT: a `xwrite -g` started earlier must print "err ENODEV"
-# (its descriptor outlived the file); catalogue row ID on success.
+# held_io ID PID OUT [WANT]: a `xwrite -g` started earlier must print WANT
+# (default "err ENODEV": its descriptor outlived the file); catalogue row
+# ID on success.
 held_io() {
-	local r
+	local r want=${4:-err ENODEV}
 	wait_pid "$2" 20
 	r=$(cat "$3")
-	if [ "$r" = "err ENODEV" ]; then
-		diag "$1: I/O through a descriptor that outlived its file: '$r'"
+	if [ "$r" = "$want" ]; then
+		diag "$1: I/O through a descriptor opened before: '$r'"
 		row "$1" "$r" xps_cpus
 	else
-		fail "$1: I/O through a descriptor that outlived its file gave '$r' (exit $WAIT_RC), expected 'err ENODEV'"
+		fail "$1: I/O through a descriptor opened before gave '$r' (exit $WAIT_RC), expected '$want'"
 	fi
 }
 
@@ -366,6 +369,64 @@ t_rename_follows_device_cleanup() {
 	fi
 	ip link del dumq
 	ip link del dumt
+	modprobe -r xps_steer
+}
+
+# The module's own files are not in the namespace of device names: a
+# device may be called "features" (the compat probe results file's name),
+# at load and by a rename.
+t_name_collision_features() {
+	local m0
+	fx_suite || return
+	kmsg_mark coll
+	m0=$MARK
+	ip link del features 2>/dev/null
+	must ip link add features numtxqueues "$NQ" numrxqueues "$NQ" type dummy || return
+	must ip addr add 10.9.7.1/24 dev features
+	must ip link set features up || return
+	klog_mark
+	xps_load_row P25 dev=features || return
+	klog_expect "xps_steer: features: attached ($NQ tx queues)"
+	expect_tree features "$NQ"
+	expect_xps_names features
+	features_ok
+	map11 "$NQ"
+	if set_masks features "${MAP[@]}"; then
+		expect_masks features "${MAP[@]}"
+		udp_all - features 10.9.7.2 "0:0 1:1 2:2 3:3"
+		steer_check "UDP on a device named features" features "$NQ" 0 "$SPEC"
+	fi
+	xps_unload
+	must ip link del features
+	# An attached device renamed onto "features", and back.
+	klog_mark
+	xps_load dev=dum0 || return
+	set_masks dum0 "${MAP[@]}" || return
+	must ip link set dum0 down
+	must ip link set dum0 name features || return
+	must ip link set features up
+	expect_xps_names features
+	expect_tree features "$NQ" && expect_masks features "${MAP[@]}"
+	features_ok
+	must ip link set features down
+	must ip link set features name dum0
+	must ip link set dum0 up
+	expect_xps_names dum0
+	expect_tree dum0 "$NQ" && expect_masks dum0 "${MAP[@]}"
+	if log_after "$m0" | grep -E "duplicate filename|Call Trace|xps_steer: .*(cannot|out of memory|\(-12\))" >"$W/coll.txt"; then
+		fail "kernel log since the test started:"
+		diag_file "$W/coll.txt" 20
+	fi
+	xps_unload
+}
+
+t_name_collision_features_cleanup() {
+	if [ -e /sys/class/net/features ] && [ ! -e /sys/class/net/dum0 ]; then
+		ip link set features down
+		ip link set features name dum0
+		ip link set dum0 up
+	fi
+	ip link del features
 	modprobe -r xps_steer
 }
 

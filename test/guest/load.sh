@@ -3,11 +3,11 @@
 # load.sh - loading and attaching, and the final check of the kernel log.
 # Sourced by suite.sh (the runner); helpers in lib.sh.
 
-test_def load_attach "load/attach: tree tx-0..tx-3 with default masks 0, 'attached' logged"
+test_def load_attach "load/attach: tree tx-0..tx-3 with default masks 0, 'attached' logged, features file in /sys/module/xps_steer"
 test_def final_no_warnings "final: module unloads, no kernel warnings"
 
 t_load_attach() {
-	local d q bad proto
+	local d q bad proto m
 	fx_suite || return
 	klog_mark
 	xps_load dev=dum0,veth0 || return
@@ -21,10 +21,14 @@ t_load_attach() {
 				fail "$d $q: default mask reads '$(show "$RD")', expected '0\\n'"
 		done
 	done
-	diag "default masks read '0\\n'; $XS holds: $(dir_names "$XS" | tr '\n' ' ')"
-	# The compat probe results: "<probe> yes|no" lines, exactly one
-	# ndo_select_queue prototype.
-	rd "$XS/features"
+	# Device directories only: the module's own files live elsewhere.
+	expect_xps_names "dum0 veth0"
+	diag "default masks read '0\\n'"
+	# The compat probe results, in the module's directory, mode 0444:
+	# "<probe> yes|no" lines, exactly one ndo_select_queue prototype.
+	m=$(stat -c %a "$FEAT" 2>&1)
+	[ "$m" = 444 ] || fail "$FEAT: mode '$m', expected 444"
+	rd "$FEAT" || fail "cannot read $FEAT: $(cat "$W/rd.err")"
 	bad=$(printf '%s' "$RD" | grep -cvE '^[a-z0-9_]+ (yes|no)$')
 	proto=$(printf '%s' "$RD" | grep -cE '^select_queue_[a-z_]+ yes$')
 	{ [ "$bad" = 0 ] && [ "$proto" = 1 ] && [ "${RD: -1}" = "$NL" ]; } ||

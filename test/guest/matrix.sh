@@ -5,16 +5,16 @@
 # suite (its KTAP output and exit status are the result).
 #
 # The module is the DKMS-installed one of the booted distro kernel, loaded
-# by name.  Its variants are read from /sys/kernel/xps_steer/features (if
+# by name.  Its variants are read from /sys/module/xps_steer/features (if
 # this version of the module has that file) and printed as one
 # "# XPS_STEER_FEATURES: ..." line, which the host copies into docs/compat.md.
 
 # dev= is required; a name that does not exist just waits for the device.
 if modprobe xps_steer dev=xpsfeat0 >/tmp/features-modprobe.out 2>&1; then
-	if [ -r /sys/kernel/xps_steer/features ]; then
-		echo "# XPS_STEER_FEATURES: $(tr '\n' ' ' </sys/kernel/xps_steer/features)"
+	if [ -r /sys/module/xps_steer/features ]; then
+		echo "# XPS_STEER_FEATURES: $(tr '\n' ' ' </sys/module/xps_steer/features)"
 	else
-		echo "# this xps_steer has no /sys/kernel/xps_steer/features"
+		echo "# this xps_steer has no /sys/module/xps_steer/features"
 	fi
 	modprobe -r xps_steer
 else

@@ -115,15 +115,15 @@ t_params_dev_validation() {
 		diag_file "$W/modprobe.out"
 	fi
 	# The features file (the compat probe results) is read-only, even for root.
-	rd "$XS/features"
+	rd "$FEAT" || fail "cannot read $FEAT: $(cat "$W/rd.err")"
 	f0=$RD
 	row_mark
-	xw - "$XS/features" "sysfs_emit no"
-	rd "$XS/features"
-	if [ "$XW" = "err EACCES" ] && [ "$RD" = "$f0" ]; then
+	xw - "$FEAT" "sysfs_emit no"
+	rd "$FEAT"
+	if [ "$XW" = "err EACCES" ] && [ -n "$f0" ] && [ "$RD" = "$f0" ]; then
 		row S14 "$XW"
 	else
-		fail "root writing $XS/features: '$XW' (expected 'err EACCES'), content changed: $([ "$RD" = "$f0" ] && echo no || echo yes)"
+		fail "root writing $FEAT: '$XW' (expected 'err EACCES'), content changed: $([ "$RD" = "$f0" ] && echo no || echo yes), read before: '$(show "$f0")'"
 	fi
 	xps_unload
 }

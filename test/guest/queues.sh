@@ -1,14 +1,65 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# queues.sh - queue-count changes (ethtool -L on veth0) and the window
-# before the tree refresh.  held_start/held_io come from lifecycle.sh.
+# queues.sh - queue-count changes (ethtool -L on veth0): a tx-<n> for
+# every one of num_tx_queues from attach on, queues that are not in use
+# refuse writes (ENXIO) and are never used per packet, masks kept across
+# a shrink and a regrow, added queues configurable at once (docs/bad-input.md
+# rows S09, S10, S15).  held_start/held_io come from lifecycle.sh.
 # Sourced by suite.sh (the runner); helpers in lib.sh.
 
-test_def queues_ethtool_shrink "queue count change with ethtool -L: never a queue beyond real_num_tx_queues"
-test_def queues_shrink_window "shrink window: before the tree refresh, no queue >= real_num_tx_queues"
+test_def queues_ethtool_shrink "ethtool -L shrink: every tx-<n> stays, a removed queue keeps and shows its mask, refuses writes (ENXIO), and no packet uses a queue >= real_num_tx_queues"
+test_def queues_added_writable_at_once "queues that ethtool -L adds take a mask at once, with no link event, and steer per packet"
+test_def queues_masks_survive_regrow "masks survive ethtool -L 4 -> 2 -> 4 and steer again right after the regrow, no link bounce"
+
+# ethtool_L DEV N: ethtool -L DEV tx N; a veth without channel support
+# (older kernels) makes the test skip, any other failure fails it.
+ethtool_L() {
+	if ethtool -L "$1" tx "$2" >"$W/ethtool.out" 2>&1; then
+		diag "ethtool -L $1 tx $2: $1 now has $(txq_count "$1") tx queues"
+		return 0
+	fi
+	if grep -qi 'not supported' "$W/ethtool.out"; then
+		skip "ethtool -L unsupported on $1: $(head -n 1 "$W/ethtool.out")"
+	else
+		fail "ethtool -L $1 tx $2 failed"
+		diag_file "$W/ethtool.out"
+	fi
+	return 1
+}
+
+# link_settled DEV: DEV has its carrier (veth's ethtool -L drops and
+# restores it), then 1 s more, so that linkwatch has handled the change
+# (NETDEV_CHANGE: before issue 13 the module refreshed its tree there, so
+# what is checked afterwards does not depend on who ran first).
+link_settled() {
+	wait_until 5 carrier_on "$1" || { fail "$1 has no carrier 5 s after ethtool -L"; return 1; }
+	sleep 1
+}
+
+# no_capped_queue: the core never had to cap a queue the hook chose (it
+# logs "<dev> selects TX queue N, but real number of TX queues is M").
+no_capped_queue() {
+	if klog_has "selects TX queue"; then
+		fail "the kernel capped an out-of-range queue:"
+		klog_since | grep "selects TX queue" | head -n 3 | sed 's/^/#   /'
+		return 1
+	fi
+	return 0
+}
+
+# enxio_logged Q: the log since the row mark has veth0's "not in use"
+# rejection of tx-Q.
+enxio_logged() {
+	local l
+	l=$(row_log "veth0: tx-$1: xps_cpus write rejected")
+	case $l in
+	*"veth0: tx-$1: xps_cpus write rejected"*"not in use"*) diag "log: $l" ;;
+	*) fail "no 'veth0: tx-$1: xps_cpus write rejected ... not in use' log line (log: $l)" ;;
+	esac
+}
 
 t_queues_ethtool_shrink() {
-	local pw ow r m
+	local pw ow r
 	fx_loaded dev=veth0 || return
 	klog_mark
 	expect_tree veth0 "$NQ" || return
@@ -17,194 +68,133 @@ t_queues_ethtool_shrink() {
 	diag_file "$W/ethtool.out" 12
 	map11 "$NQ"
 	set_masks veth0 "${MAP[@]}" || return
-	row_mark
-	held_start "$XS/veth0/tx-3" "$(xf veth0 3)"
+	# A descriptor opened on tx-3 now, written ("3") after the shrink,
+	# when the flag file is removed.
+	: >"$W/shrink.flag"
+	held_start "$W/shrink.flag" "$(xf veth0 3)"
 	pw=$HELD_PID ow=$HELD_OUT
-	if ! ethtool -L veth0 tx 2 >"$W/ethtool.out" 2>&1; then
-		if grep -qi 'not supported' "$W/ethtool.out"; then
-			skip "ethtool -L unsupported on veth: $(head -n 1 "$W/ethtool.out")"
-		else
-			fail "ethtool -L veth0 tx 2 failed"
-			diag_file "$W/ethtool.out"
-		fi
-		return
-	fi
-	diag "ethtool -L veth0 tx 2: veth0 now has $(txq_count veth0) tx queues"
-	# Masks still name tx-2/tx-3 (CPUs 2, 3): those packets must fall back
-	# below real_num_tx_queues, before any tree refresh.
-	klog_mark
-	udp_all - veth0 "$DST2" "0:0 1:1 2:0,1 3:0,1"
-	steer_check "UDP with 2 queues" veth0 "$NQ" 0 "$SPEC"
-	if klog_has "selects TX queue"; then
-		fail "the kernel capped an out-of-range queue:"
-		klog_since | grep "selects TX queue" | head -n 3 | sed 's/^/#   /'
-	fi
-	must ip link set veth0 down
-	must ip link set veth0 up
-	expect_tree veth0 2 && diag "after down/up: masks $(read_masks veth0 2)"
-	held_io S10 "$pw" "$ow"
+	SHRINK_HELD=$pw
+	ethtool_L veth0 2 || return
+	link_settled veth0 || return
+	# S10: a write through the descriptor opened before the shrink is
+	# refused (the file was never removed).
 	row_mark
-	xw - "$(xf veth0 3)" 8
+	rm -f "$W/shrink.flag"
+	held_io S10 "$pw" "$ow" "err ENXIO"
+	[ "$(cat "$ow")" != "err ENXIO" ] || enxio_logged 3
+	# Masks still name tx-2/tx-3 (CPUs 2, 3): those packets must fall back
+	# to the stock selection, below real_num_tx_queues.
+	udp_all - veth0 "$DST2" "0:0 1:1 2:0,1 3:0,1"
+	steer_check "UDP with 2 of 4 queues in use" veth0 "$NQ" 0 "$SPEC"
+	no_capped_queue
+	# Every tx-<n> stays while the device is attached.
+	expect_tree veth0 "$NQ"
+	# S09: a queue out of use still shows its mask.
+	row_mark
 	r=$(xwrite -R -- "$(xf veth0 3)" - 2>&1)
-	if [ "$XW" = "err ENOENT" ] && [ "$r" = "err ENOENT" ]; then
-		row S09 "$XW" xps_cpus
+	rd "$(xf veth0 3)"
+	if [ "$r" = "ok 2" ] && [ "$RD" = "8$NL" ]; then
+		row S09 "$r" xps_cpus
 	else
-		fail "tx-3 after the shrink: write '$XW', read '$r', expected 'err ENOENT' for both"
+		fail "reading tx-3 after the shrink: '$r', content '$(show "$RD")' (expected 'ok 2', '8\\n': the mask kept)"
 	fi
-	must ethtool -L veth0 tx "$NQ" || return
-	must ip link set veth0 down
-	must ip link set veth0 up
-	veth_neigh
-	expect_tree veth0 "$NQ" || return
-	m=$(read_masks veth0 "$NQ")
-	case $m in
-	*" 0 0") diag "regrown: masks $m" ;;
-	*) fail "regrown tx-2, tx-3 should read 0: masks $m" ;;
-	esac
-	map11 "$NQ"
-	set_masks veth0 "${MAP[@]}" || return
-	udp_all - veth0 "$DST2" "0:0 1:1 2:2 3:3"
-	steer_check "UDP after regrow" veth0 "$NQ" 0 "$SPEC"
+	# S15: a write to it is refused, logged, and changes nothing.
+	row_mark
+	xw - "$(xf veth0 3)" 1
+	rd "$(xf veth0 3)"
+	if [ "$XW" = "err ENXIO" ] && [ "$RD" = "8$NL" ]; then
+		enxio_logged 3
+		row S15 "$XW" xps_cpus
+	else
+		fail "writing 1 to tx-3 after the shrink: '$XW', then reads '$(show "$RD")' (expected 'err ENXIO', '8\\n')"
+	fi
+	xw - "$(xf veth0 2)" 1
+	[ "$XW" = "err ENXIO" ] || fail "writing 1 to tx-2 after the shrink: '$XW', expected 'err ENXIO'"
+	expect_masks veth0 "${MAP[@]}"
 }
 
+SHRINK_HELD=
 t_queues_ethtool_shrink_cleanup() {
+	[ -z "$SHRINK_HELD" ] || kill "$SHRINK_HELD" 2>/dev/null
+	SHRINK_HELD=
+	rm -f "$W/shrink.flag"
 	modprobe -r xps_steer
 	[ "$(txq_count veth0)" = "$NQ" ] || ethtool -L veth0 tx "$NQ"
 	ip link set veth0 up
 }
 
-# The shrink window: after ethtool -L has lowered real_num_tx_queues and
-# before the NETDEV_CHANGE that makes xps_steer drop the vanished queues
-# from its map, the map still names tx-2/tx-3 for CPUs 2/3.  The hook must
-# then not answer >= real_num_tx_queues (the core would log "selects TX
-# queue" and use queue 0).  The window is short and its timing is up to
-# linkwatch, so it is measured, not assumed: kprobes mark when
-# netif_set_real_num_tx_queues(veth0, 2) stored the new count (its
-# synchronize_net(), which follows the store, as synchronize_rcu_expedited)
-# or returned, and when
-# netdev_state_change(veth0) ran; packets in between are the window's.
-# The synchronize_net() wait is what puts packets in it: under
-# single-threaded TCG the vCPUs take turns, so other CPUs' senders run
-# while the shrinking task sleeps there, rarely in the few microseconds
-# after it returns.  Each CPU's first frame in a window is left out (it
-# may have chosen its queue before the store).
-KP_GROUP=xps_suite
-WIN_PIDS=()
-kprobes_del() {	# remove this test's kprobe events, if there are any
-	local k
-	[ ! -e "$TR/events/$KP_GROUP/enable" ] || echo 0 >"$TR/events/$KP_GROUP/enable"
-	for k in setq sync setq_ret change; do
-		grep -q "^[pr]:$KP_GROUP/$k " "$TR/kprobe_events" &&
-			echo "-:$KP_GROUP/$k" >>"$TR/kprobe_events"
-	done
+# Added queues without any event: veth0 attached with 2 of its 4 queues
+# in use, then grown while it is down, so that no notifier runs at all
+# (as with a NIC whose ethtool -L sends none; a running veth drops and
+# restores its carrier, and the old module refreshed its tree on that).
+t_queues_added_writable_at_once() {
+	local n
+	fx_suite || return
+	ethtool_L veth0 2 || return
+	link_settled veth0 || return
+	klog_mark
+	xps_load dev=veth0 || return
+	# A tx-<n> for each of num_tx_queues from attach on; the ones not in
+	# use show their (empty) mask and refuse writes.
+	expect_tree veth0 "$NQ"
+	expect_masks veth0 0 0 0 0
+	row_mark
+	xw - "$(xf veth0 2)" 4
+	if [ "$XW" = "err ENXIO" ]; then
+		enxio_logged 2
+	else
+		fail "writing 4 to tx-2 with 2 queues in use gave '$XW', expected 'err ENXIO'"
+	fi
+	must ip link set veth0 down || return
+	must ethtool -L veth0 tx "$NQ" || return
+	n=$(txq_count veth0)
+	[ "$n" = "$NQ" ] || { fail "veth0 has $n tx queues after ethtool -L veth0 tx $NQ"; return; }
+	# At once: no link event came, the new queues take their masks.
+	map11 "$NQ"
+	write_masks - xf veth0 "${MAP[@]}"
+	expect_masks veth0 "${MAP[@]}"
+	must ip link set veth0 up || return
+	veth_neigh
+	wait_until 5 ping_ok - "$DST2" || { fail "veth0 -> veth1 does not answer ping after up"; return; }
+	# Each CPU on its queue, tx-2 and tx-3 included.
+	udp_all - veth0 "$DST2" "0:0 1:1 2:2 3:3"
+	steer_check "UDP, masks written to added queues" veth0 "$NQ" 0 "$SPEC"
+	no_capped_queue
 }
 
-t_queues_shrink_window() {
-	local c cycles wins p inwin
-	if [ ! -w "$TR/kprobe_events" ]; then
-		skip "no kprobe_events in tracefs: cannot locate the window"
-		return
-	fi
+t_queues_added_writable_at_once_cleanup() {
+	modprobe -r xps_steer
+	[ "$(txq_count veth0)" = "$NQ" ] || ethtool -L veth0 tx "$NQ"
+	ip link set veth0 up
+}
+
+# A mask written while the queue is in use is kept while ethtool -L has
+# taken the queue away (no packet uses it then) and is used again as soon
+# as the queue is back: no new write, no link bounce.
+t_queues_masks_survive_regrow() {
 	fx_loaded dev=veth0 || return
 	klog_mark
 	expect_tree veth0 "$NQ" || return
-	if ! ethtool -l veth0 >"$W/ethtool.out" 2>&1 && grep -qi 'not supported' "$W/ethtool.out"; then
-		skip "ethtool -L unsupported on veth: $(head -n 1 "$W/ethtool.out")"	# as queues_ethtool_shrink
-		return
-	fi
-	kprobes_del	# left over by an earlier run of this test
-	# The device is known by its pointer: since 6.8 (net_device cacheline
-	# groups) its name is no longer at offset 0.  Only veth0 shrinks to 2.
-	if ! { echo "p:$KP_GROUP/setq netif_set_real_num_tx_queues dev=%di:x64 txq=%si:u32" &&
-	       echo "r:$KP_GROUP/setq_ret netif_set_real_num_tx_queues ret=\$retval:s32" &&
-	       echo "p:$KP_GROUP/change netdev_state_change dev=%di:x64"; } \
-	    >>"$TR/kprobe_events" 2>"$W/kprobe.err"; then
-		skip "cannot add kprobes: $(head -n 1 "$W/kprobe.err")"
-		return
-	fi
-	# synchronize_net() is inlined into its caller; under the RTNL it is
-	# synchronize_rcu_expedited(). Without this probe (a kernel that
-	# cannot probe it) the windows start at setq_ret only.
-	echo "p:$KP_GROUP/sync synchronize_rcu_expedited" >>"$TR/kprobe_events" 2>"$W/kprobe.err" ||
-		diag "no kprobe on synchronize_rcu_expedited ($(head -n 1 "$W/kprobe.err")): windows start when the shrink returns"
-	# Packets of veth0 between sync or setq_ret (after setq veth0 txq=2,
-	# same task) and the next change for veth0: "cpu queue count" lines, plus the
-	# number of windows on stderr.  One trace per cycle: the floods fill
-	# the buffer fast.
-	echo 16384 >"$TR/buffer_size_kb"
-	echo 1 >"$TR/events/$KP_GROUP/enable"
-	WIN_PIDS=()
 	map11 "$NQ"
-	for c in 2 3; do
-		taskset "$(cpumask $c)" udpflood -d "$DST2" -f "$FLOWS" -n 100000000 \
-			>"$W/wflood.$c" 2>&1 &
-		WIN_PIDS+=($!)
-	done
-	: >"$W/tbl.win.all"
-	cycles=0
-	wins=0
-	while [ $cycles -lt 6 ]; do
-		set_masks veth0 "${MAP[@]}" || break
-		trace_start veth0
-		must ethtool -L veth0 tx 2 || break
-		sleep 0.1
-		trace_stop
-		must ethtool -L veth0 tx "$NQ" || break
-		wait_until 3 test -e "$(xf veth0 3)" ||
-			{ fail "tx-3 did not come back after growing to $NQ queues"; break; }
-		awk '
-			/^#/ { next }
-			{ task = $1; sub(/.*-/, "", task) }
-			/ setq: / && / txq=2/ { match($0, /dev=0x[0-9a-f]+/); pending[task] = substr($0, RSTART, RLENGTH); next }
-			/ sync: / && pending[task] != "" { if (!inwin) { wins++; split("", seen) } wdev = pending[task]; inwin = 1; next }
-			/ setq_ret: / && pending[task] != "" { if (!inwin) { wins++; split("", seen) } wdev = pending[task]; pending[task] = ""; inwin = 1; next }
-			/ change: / { match($0, /dev=0x[0-9a-f]+/); if (substr($0, RSTART, RLENGTH) == wdev) inwin = 0; next }
-			inwin && / dev=veth0 / {
-				match($0, /\[[0-9]+\] /); cpu = substr($0, RSTART + 1, RLENGTH - 3) + 0
-				# A CPU descheduled between choosing a queue and
-				# handing the frame over may finish that frame after
-				# the store: its first frame in a window is not
-				# counted. The frames after it chose later (a
-				# sender CPU transmits one frame at a time).
-				if (!seen[cpu]++) next
-				match($0, /queue_mapping=[0-9]+/); q = substr($0, RSTART + 14, RLENGTH - 14) + 0
-				n[cpu " " q]++
-			}
-			END {
-				for (k in n) print k, n[k]
-				print wins + 0 >"/dev/stderr"
-			}' "$W/trace.txt" 2>"$W/win.count" >>"$W/tbl.win.all"
-		wins=$((wins + $(cat "$W/win.count")))
-		cycles=$((cycles + 1))
-	done
-	for p in "${WIN_PIDS[@]}"; do kill "$p"; wait "$p"; done
-	WIN_PIDS=()
-	echo 0 >"$TR/events/$KP_GROUP/enable"
-	echo 4096 >"$TR/buffer_size_kb"
-	awk '{ n[$1 " " $2] += $3 } END { for (k in n) print k, n[k] }' "$W/tbl.win.all" |
-		sort -n >"$W/tbl.win"
-	inwin=$(awk '$1 >= 2 { t += $3 } END { print t + 0 }' "$W/tbl.win")
-	diag "$cycles shrink cycles, $wins windows seen, $inwin packets from CPUs 2-3 inside them"
-	[ "$wins" -gt 0 ] || fail "the kprobes saw no shrink of veth0 to 2 queues"
-	if klog_has "selects TX queue"; then
-		fail "the core had to cap an out-of-range queue:"
-		klog_since | grep "selects TX queue" | head -n 3 | sed 's/^/#   /'
-	fi
-	if [ "$inwin" -gt 0 ]; then
-		check_tbl "$W/tbl.win" "$NQ" 0 0 "2:0,1 3:0,1" | awk '{ print "# window: " $0 }'
-		check_tbl "$W/tbl.win" "$NQ" 0 0 "2:0,1 3:0,1" >/dev/null ||
-			fail "packets in the window used a queue >= real_num_tx_queues"
-	elif [ "$T_FAIL" = 0 ]; then
-		skip "no packet from CPUs 2-3 fell inside the $wins windows (linkwatch was faster)"
-	fi
+	set_masks veth0 "${MAP[@]}" || return
+	udp_all - veth0 "$DST2" "0:0 1:1 2:2 3:3"
+	steer_check "UDP, 4 queues" veth0 "$NQ" 0 "$SPEC" || return
+	ethtool_L veth0 2 || return
+	link_settled veth0 || return
+	udp_all - veth0 "$DST2" "0:0 1:1 2:0,1 3:0,1"
+	steer_check "UDP, 2 of 4 queues in use" veth0 "$NQ" 0 "$SPEC"
+	expect_masks veth0 "${MAP[@]}"
+	ethtool_L veth0 "$NQ" || return
+	wait_until 5 carrier_on veth0 || { fail "veth0 has no carrier after ethtool -L veth0 tx $NQ"; return; }
+	# Right after the regrow: CPUs 2 and 3 are back on tx-2 and tx-3.
+	udp_all - veth0 "$DST2" "0:0 1:1 2:2 3:3"
+	steer_check "UDP right after the regrow to $NQ queues" veth0 "$NQ" 0 "$SPEC"
+	expect_masks veth0 "${MAP[@]}"
+	no_capped_queue
 }
 
-t_queues_shrink_window_cleanup() {
-	local p
-	for p in "${WIN_PIDS[@]}"; do kill "$p"; done
-	echo 0 >"$TR/events/$KP_GROUP/enable"
-	echo 4096 >"$TR/buffer_size_kb"
-	kprobes_del
+t_queues_masks_survive_regrow_cleanup() {
 	modprobe -r xps_steer
 	[ "$(txq_count veth0)" = "$NQ" ] || ethtool -L veth0 tx "$NQ"
+	ip link set veth0 up
 }

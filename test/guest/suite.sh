@@ -35,14 +35,17 @@ SUITE_TESTS=(
 	steer_veth_netns
 	steer_vs_kernel_xps
 	badinput_masks_privileges
+	netns_writer_refused
 	rmmod_under_tcp
 	delete_attached_device
 	store_race_unregister
 	late_attach
 	rename_follows_device
+	name_collision_features
 	refused_devices
 	queues_ethtool_shrink
-	queues_shrink_window
+	queues_added_writable_at_once
+	queues_masks_survive_regrow
 	params_dev_validation
 	unload_refused_while_attached
 	dev_list_runtime
