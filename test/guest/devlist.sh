@@ -11,29 +11,6 @@ test_def unload_refused_while_attached "rmmod refuses while a device is attached
 test_def dev_list_runtime "dev= written at runtime: devices attach and detach at once, absent ones when they register; empty list, then rmmod"
 test_def dev_list_bad_input "dev= written at runtime with bad input or without privilege: the error, a log line, nothing changes"
 
-DEVP=/sys/module/xps_steer/parameters/dev
-
-# dev_is WANT: dev= reads back WANT.
-dev_is() {
-	rdn - "$DEVP"
-	[ "$RD" = "$1$NL" ] && return 0
-	fail "dev= reads '$(show "$RD")', expected '$1'"
-	return 1
-}
-
-# dev_write ID VALUE WANT [ERE]: write VALUE to dev=; the result must be
-# WANT; catalogue row ID with the log lines (matching ERE).
-dev_write() {
-	row_mark
-	xw - "$DEVP" "$2"
-	if [ "$XW" != "$3" ]; then
-		fail "$1: writing '$(show "$2")' to dev= gave '$XW', expected '$3'"
-		diag "log: $(row_log)"
-		return 1
-	fi
-	row "$1" "$XW" "${4:-.}"
-}
-
 t_unload_refused_while_attached() {
 	local rc
 	fx_loaded dev=dum0 || return

@@ -367,6 +367,30 @@ xps_unload() {
 	return 0
 }
 
+# The device list, writable at runtime (devlist.sh, foreign.sh).
+DEVP=/sys/module/xps_steer/parameters/dev
+
+# dev_is WANT: dev= reads back WANT.
+dev_is() {
+	rdn - "$DEVP"
+	[ "$RD" = "$1$NL" ] && return 0
+	fail "dev= reads '$(show "$RD")', expected '$1'"
+	return 1
+}
+
+# dev_write ID VALUE WANT [ERE]: write VALUE to dev=; the result must be
+# WANT; catalogue row ID with the log lines (matching ERE).
+dev_write() {
+	row_mark
+	xw - "$DEVP" "$2"
+	if [ "$XW" != "$3" ]; then
+		fail "$1: writing '$(show "$2")' to dev= gave '$XW', expected '$3'"
+		diag "log: $(row_log)"
+		return 1
+	fi
+	row "$1" "$XW" "${4:-.}"
+}
+
 # xps_load PARAMS...: fresh load (unloads first).
 xps_load() {
 	xps_unload || return 1
