@@ -171,6 +171,7 @@ loc_table=$(awk "$AWKKV"' $2 == "loc" { kv(); q = ""; for (i = 2; i <= NF; i++) 
 # ------------------------------------------------------------- targets --
 verdicts=()
 fail_t=0
+missed_issue=0 issue_rows=0	# issue rows, and those below 1.00 not gated (floor)
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
 more() { awk -v m="$1" 'BEGIN { printf "%.1f", (1 / m - 1) * 100 }'; }
 while read -r key _ _ _ _ cb _ mn _; do
@@ -179,7 +180,7 @@ while read -r key _ _ _ _ cb _ mn _; do
 	# The issue's target covers the paths where xps_steer answers or
 	# falls back after its lookup (not nomask).
 	issue=0
-	[[ $path == nomask ]] || issue=1
+	[[ $path == nomask ]] || issue=1 issue_rows=$((issue_rows + 1))
 	if ((issue)) && [[ $target == issue ]]; then gate=$COST_ISSUE; else gate=$COST_FLOOR; fi
 	if ge "$mn" "$gate"; then
 		v="PASS $name: C/B = $cb (lowest round $mn) >= $gate"
@@ -192,6 +193,7 @@ while read -r key _ _ _ _ cb _ mn _; do
 			v+="; issue 13 target $COST_ISSUE met"
 		else
 			v+="; issue 13 target $COST_ISSUE MISSED (not gated: XPS_BENCH_TARGET=floor)"
+			missed_issue=$((missed_issue + 1))
 		fi
 	fi
 	verdicts+=("$v")
@@ -382,4 +384,8 @@ if ((fail_t)); then
 	say "FAIL: a target was missed (see above and docs/perf.md)"
 	exit 1
 fi
-say "PASS: all targets met"
+if ((missed_issue)); then
+	say "PASS: the gated targets are met (XPS_BENCH_TARGET=floor: C/B >= $COST_FLOOR); issue 13's C/B >= $COST_ISSUE is MISSED on $missed_issue of $issue_rows rows"
+else
+	say "PASS: all targets met (XPS_BENCH_TARGET=$target)"
+fi
