@@ -216,7 +216,7 @@ fi
 
 # ---------------------------------------------------------------- plot --
 plot=$docs/perf.png
-awk '{ k = $1; sub(/:/, "@", k); printf "%s %.4f %.4f %.4f\n", k, $2 / $3, 1, $4 / $3 }' <<<"$cost_table" >"$out/plot-cost.dat"
+awk '{ k = $1; sub(/:/, "/", k); printf "%s %.4f %.4f %.4f\n", k, $2 / $3, 1, $4 / $3 }' <<<"$cost_table" >"$out/plot-cost.dat"
 # mean distinct CPUs per queue, per load and configuration
 awk '{ t = 0; n = 0; for (i = 6; i <= NF; i++) { split($i, a, "[=:]"); t += a[2]; n++ } s[$1, $2] = n ? t / n : 0 }
 	END { for (i = 1; i <= 2; i++) { w = i == 1 ? "udp" : "rr"
