@@ -62,6 +62,15 @@ for v in "$cr" "$cs" "$wr" "$ws"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || die_usage "FAIL: rounds/seconds must be positive integers"
 done
 
+# The commit of the tree, -dirty if it differs from it other than in the
+# files this script writes.
+tree_rev() {
+	local r
+	r=$(git -C "$top" describe --always 2>/dev/null) || { echo 'no git'; return; }
+	git -C "$top" diff --quiet HEAD -- . ':(exclude)docs/perf.md' ':(exclude)docs/perf.png' || r+=-dirty
+	echo "$r"
+}
+
 run_all() {
 	t_start=$SECONDS
 
@@ -111,7 +120,7 @@ run_all() {
 		say "FAIL: a guest failed; docs/perf.md not written (results so far: $out/bench.txt)"
 		exit 1
 	fi
-	printf 'elapsed=%s date=%q\n' $((SECONDS - t_start)) "$(date -u '+%Y-%m-%d %H:%M UTC')" >>"$out/params"
+	printf 'elapsed=%s date=%q rev=%q\n' $((SECONDS - t_start)) "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(tree_rev)" >>"$out/params"
 }
 
 if ((!report_only)); then
@@ -256,7 +265,7 @@ measured and how to read it: [benchmark.md](benchmark.md).
 
 - Command: \`XPS_BENCH_COST_ROUNDS=$cr XPS_BENCH_COST_SECS=$cs XPS_BENCH_WALL_ROUNDS=$wr XPS_BENCH_WALL_SECS=$ws XPS_BENCH_TARGET=$target make bench\`
 - Date: ${date:-?}; run took ${elapsed:-?} s
-- xps_steer $(cat "$top/VERSION" 2>/dev/null || echo '?') ($(git -C "$top" describe --always --dirty 2>/dev/null || echo 'no git'))
+- xps_steer $(cat "$top/VERSION" 2>/dev/null || echo '?') (${rev:-$(tree_rev)})
 - Guest kernel: Debian $abi; $(qemu-system-x86_64 --version | head -n1); host: $(nproc) CPUs, $(uname -r)
 
 Configurations, in the same boot, each on its own device with the same
