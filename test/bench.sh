@@ -7,8 +7,9 @@
 #
 # Three guests:
 #   cost   -smp 1 (4 possible CPUs), -icount shift=4, single-threaded TCG:
-#          per-packet cost of A-D on three selection paths, then the
-#          control path and memory per device with 4 possible CPUs
+#          per-packet cost of A-D on four selection paths (nomask, one,
+#          hash, unmapped), each with 1 and with 32 attached devices, then
+#          the control path and memory per device with 4 possible CPUs
 #   ctl64  the same control-path and memory measurements with 64 possible
 #          CPUs
 #   wall   -smp 4: locality from the net_dev_start_xmit tracepoint, TCP
@@ -24,6 +25,13 @@
 #   XPS_BENCH_WALL_ROUNDS [5]  XPS_BENCH_WALL_SECS [4]
 #   XPS_STEER_OUT              directory for logs (default: a new /tmp dir)
 #   XPS_BENCH_DOCS             where perf.md/perf.png go [docs/ of the tree]
+#   XPS_BENCH_TARGET [issue]   which per-packet cost target fails the run:
+#                              issue  C/B >= 1.00 on one, hash and unmapped
+#                                     with 1 and 32 devices (issue 13), and
+#                                     the floor on nomask
+#                              floor  C/B >= 0.98 on every path; the issue's
+#                                     1.00 is still reported, as MISS when
+#                                     missed, never as PASS
 set -euo pipefail
 
 # shellcheck source=lib.sh
@@ -41,6 +49,10 @@ else
 	out=${XPS_STEER_OUT:-$(mktemp -d /tmp/xps_steer-bench.XXXXXX)}
 fi
 docs=${XPS_BENCH_DOCS:-$top/docs}
+target=${XPS_BENCH_TARGET:-issue}
+[[ $target == issue || $target == floor ]] || die_usage "FAIL: XPS_BENCH_TARGET must be issue or floor, not '$target'"
+COST_FLOOR=0.98		# C/B on every path: the module's own target
+COST_ISSUE=1.00		# C/B on one, hash, unmapped, 1 and 32 devices: issue 13
 mkdir -p "$out" "$docs"
 if ((!report_only)); then
 	cr=${XPS_BENCH_COST_ROUNDS:-5} cs=${XPS_BENCH_COST_SECS:-2}
@@ -49,6 +61,15 @@ fi
 for v in "$cr" "$cs" "$wr" "$ws"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || die_usage "FAIL: rounds/seconds must be positive integers"
 done
+
+# The commit of the tree, -dirty if it differs from it other than in the
+# files this script writes.
+tree_rev() {
+	local r
+	r=$(git -C "$top" describe --always 2>/dev/null) || { echo 'no git'; return; }
+	git -C "$top" diff --quiet HEAD -- . ':(exclude)docs/perf.md' ':(exclude)docs/perf.png' || r+=-dirty
+	echo "$r"
+}
 
 run_all() {
 	t_start=$SECONDS
@@ -99,7 +120,7 @@ run_all() {
 		say "FAIL: a guest failed; docs/perf.md not written (results so far: $out/bench.txt)"
 		exit 1
 	fi
-	printf 'elapsed=%s date=%q\n' $((SECONDS - t_start)) "$(date -u '+%Y-%m-%d %H:%M UTC')" >>"$out/params"
+	printf 'elapsed=%s date=%q rev=%q\n' $((SECONDS - t_start)) "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(tree_rev)" >>"$out/params"
 }
 
 if ((!report_only)); then
@@ -117,7 +138,7 @@ AWKKV='function kv(   i, p) { delete v; for (i = 2; i <= NF; i++) { p = index($i
 
 # Cost: per path, median rate per config and per-round ratios.
 cost_table=$(awk "$AWKKV"'
-	$2 == "cost" { kv(); k = v["path"]; r[k, v["round"], v["cfg"]] = v["rate"]; cf[v["cfg"]] = 1
+	$2 == "cost" { kv(); k = v["path"] ":" (v["devs"] == "" ? 1 : v["devs"]); r[k, v["round"], v["cfg"]] = v["rate"]; cf[v["cfg"]] = 1
 		if (!(k in seen)) { seen[k] = 1; order[++np] = k } if (v["round"] > nr) nr = v["round"] }
 	function med(k, c,   i, n, a, t, j) { n = 0; for (i = 1; i <= nr; i++) if ((k, i, c) in r) a[++n] = r[k, i, c]
 		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
@@ -159,13 +180,32 @@ loc_table=$(awk "$AWKKV"' $2 == "loc" { kv(); q = ""; for (i = 2; i <= NF; i++) 
 # ------------------------------------------------------------- targets --
 verdicts=()
 fail_t=0
-while read -r path _ _ _ _ cb _ mn _; do
-	if awk -v m="$mn" 'BEGIN { exit !(m >= 0.98) }'; then
-		verdicts+=("PASS cost/$path: C/B = $cb (lowest round $mn) >= 0.98")
+missed_issue=0 issue_rows=0	# issue rows, and those below 1.00 not gated (floor)
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+more() { awk -v m="$1" 'BEGIN { printf "%.1f", (1 / m - 1) * 100 }'; }
+while read -r key _ _ _ _ cb _ mn _; do
+	path=${key%%:*} devs=${key#*:}
+	name="cost/$path, $devs device$( ((devs == 1)) || echo s)"
+	# The issue's target covers the paths where xps_steer answers or
+	# falls back after its lookup (not nomask).
+	issue=0
+	[[ $path == nomask ]] || issue=1 issue_rows=$((issue_rows + 1))
+	if ((issue)) && [[ $target == issue ]]; then gate=$COST_ISSUE; else gate=$COST_FLOOR; fi
+	if ge "$mn" "$gate"; then
+		v="PASS $name: C/B = $cb (lowest round $mn) >= $gate"
 	else
-		verdicts+=("FAIL cost/$path: C/B = $cb (lowest round $mn) < 0.98: xps_steer needs $(awk -v m="$mn" 'BEGIN { printf "%.1f", (1 / m - 1) * 100 }')% more guest instructions per packet than the kernel's XPS")
+		v="FAIL $name: C/B = $cb (lowest round $mn) < $gate: xps_steer needs $(more "$mn")% more guest instructions per packet than the kernel's XPS"
 		fail_t=1
 	fi
+	if ((issue)) && [[ $target == floor ]]; then
+		if ge "$mn" "$COST_ISSUE"; then
+			v+="; issue 13 target $COST_ISSUE met"
+		else
+			v+="; issue 13 target $COST_ISSUE MISSED (not gated: XPS_BENCH_TARGET=floor)"
+			missed_issue=$((missed_issue + 1))
+		fi
+	fi
+	verdicts+=("$v")
 done <<<"$cost_table"
 locs() { awk -v w="$1" -v c="$2" '$1 == w && $2 == c { $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +/, ""); print }' <<<"$loc_table"; }
 shared() { awk -v w="$1" -v c="$2" '$1 == w && $2 == c { print $4 "/" $5 }' <<<"$loc_table"; }
@@ -185,7 +225,7 @@ fi
 
 # ---------------------------------------------------------------- plot --
 plot=$docs/perf.png
-awk '{ printf "%s %.4f %.4f %.4f\n", $1, $2 / $3, 1, $4 / $3 }' <<<"$cost_table" >"$out/plot-cost.dat"
+awk '{ k = $1; sub(/:/, "/", k); printf "%s %.4f %.4f %.4f\n", k, $2 / $3, 1, $4 / $3 }' <<<"$cost_table" >"$out/plot-cost.dat"
 # mean distinct CPUs per queue, per load and configuration
 awk '{ t = 0; n = 0; for (i = 6; i <= NF; i++) { split($i, a, "[=:]"); t += a[2]; n++ } s[$1, $2] = n ? t / n : 0 }
 	END { for (i = 1; i <= 2; i++) { w = i == 1 ? "udp" : "rr"
@@ -199,6 +239,7 @@ set output '$plot'
 set multiplot layout 1,2
 set style data histogram
 set style histogram clustered gap 1
+set xtics rotate by -30
 set style fill solid 0.8 border -1
 set key top left
 set grid ytics
@@ -222,9 +263,9 @@ EOF
 Generated by \`make bench\` (test/bench.sh); do not edit. How each number is
 measured and how to read it: [benchmark.md](benchmark.md).
 
-- Command: \`XPS_BENCH_COST_ROUNDS=$cr XPS_BENCH_COST_SECS=$cs XPS_BENCH_WALL_ROUNDS=$wr XPS_BENCH_WALL_SECS=$ws make bench\`
+- Command: \`XPS_BENCH_COST_ROUNDS=$cr XPS_BENCH_COST_SECS=$cs XPS_BENCH_WALL_ROUNDS=$wr XPS_BENCH_WALL_SECS=$ws XPS_BENCH_TARGET=$target make bench\`
 - Date: ${date:-?}; run took ${elapsed:-?} s
-- xps_steer $(cat "$top/VERSION" 2>/dev/null || echo '?') ($(git -C "$top" describe --always --dirty 2>/dev/null || echo 'no git'))
+- xps_steer $(cat "$top/VERSION" 2>/dev/null || echo '?') (${rev:-$(tree_rev)})
 - Guest kernel: Debian $abi; $(qemu-system-x86_64 --version | head -n1); host: $(nproc) CPUs, $(uname -r)
 
 Configurations, in the same boot, each on its own device with the same
@@ -244,6 +285,12 @@ EOF
 	cat <<EOF
 ## Targets
 
+Per-packet cost, judged on the lowest per-round C/B: $(if [[ $target == issue ]]; then
+		echo "gated at issue 13's target, C/B >= $COST_ISSUE on one, hash and unmapped with 1 and 32 attached devices, and at $COST_FLOOR on nomask (\`XPS_BENCH_TARGET=issue\`)."
+	else
+		echo "gated at C/B >= $COST_FLOOR on every path (\`XPS_BENCH_TARGET=floor\`); issue 13's target, C/B >= $COST_ISSUE on one, hash and unmapped with 1 and 32 attached devices, is reported but does not fail the run."
+	fi)
+
 | verdict |
 |---|
 $(printf '| %s |\n' "${verdicts[@]}")
@@ -253,28 +300,31 @@ $(printf '| %s |\n' "${verdicts[@]}")
 Unconnected UDP (\`udpflood -t $cs\`, 64 flows, 18-byte payload) through a
 4-queue \`dummy\`, sender on CPU 0; packets per guest-second (median of $cr
 rounds; guest time counts executed guest instructions, so a higher rate is
-fewer instructions per packet). Paths: **one** = masks 1 2 4 8 (CPU 0 has
-one queue), **hash** = f f f f (CPU 0 chooses among 4 by flow hash),
-**unmapped** = 2 4 8 0 (CPU 0 in no mask: fallback).
+fewer instructions per packet). Paths: **nomask** = no mask written on C
+(and none on B: every packet to the stock selection), **one** = masks
+1 2 4 8 (CPU 0 has one queue), **hash** = f f f f (CPU 0 chooses among 4
+by flow hash), **unmapped** = 2 4 8 0 (CPU 0 in no mask: fallback).
+*devices*: xps_steer's attached devices, C's dummy alone (1), or 31 extra
+dummies attached first and C's dummy attached last (32).
 
-| path | A | B | C | D | C/B | C/A | lowest C/B |
-|---|---:|---:|---:|---:|---:|---:|---:|
-$(awk '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8 }' <<<"$cost_table")
+| path | devices | A | B | C | D | C/B | C/A | lowest C/B |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|
+$(awk '{ split($1, k, ":"); printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", k[1], k[2], $2, $3, $4, $5, $6, $7, $8 }' <<<"$cost_table")
 
 Per-round ratios (rounds alternate the configuration order):
 
-| path | C/B per round | C/A per round |
-|---|---|---|
-$(awk '{ split($0, h, "|"); n = split(h[1], f, " "); rs = ""; for (i = 9; i <= n; i++) rs = rs f[i] " "; printf "| %s | %s | %s |\n", $1, rs, h[2] }' <<<"$cost_table")
+| path | devices | C/B per round | C/A per round |
+|---|---:|---|---|
+$(awk '{ split($0, h, "|"); n = split(h[1], f, " "); rs = ""; for (i = 9; i <= n; i++) rs = rs f[i] " "; split($1, k, ":"); printf "| %s | %s | %s | %s |\n", k[1], k[2], rs, h[2] }' <<<"$cost_table")
 
 Per-packet check before each path (256 packets traced): queues CPU 0 used
 
-| path | $(grep '^BENCH costq' "$B" | awk "$AWKKV"'{ kv(); if (!(v["cfg"] in s)) { s[v["cfg"]] = 1; printf "%s | ", v["cfg"] } }')
-|---|$(grep '^BENCH costq' "$B" | awk "$AWKKV"'{ kv(); if (!(v["cfg"] in s)) { s[v["cfg"]] = 1; printf "---|" } }')
-$(grep '^BENCH costq' "$B" | awk "$AWKKV"'{ kv(); if (v["path"] != p) { if (p != "") print ""; p = v["path"]; printf "| %s | ", p } printf "%s | ", v["queues"] } END { print "" }')
+| path | devices | $(grep '^BENCH costq' "$B" | awk "$AWKKV"'{ kv(); if (!(v["cfg"] in s)) { s[v["cfg"]] = 1; printf "%s | ", v["cfg"] } }')
+|---|---:|$(grep '^BENCH costq' "$B" | awk "$AWKKV"'{ kv(); if (!(v["cfg"] in s)) { s[v["cfg"]] = 1; printf "---|" } }')
+$(grep '^BENCH costq' "$B" | awk "$AWKKV"'{ kv(); d = v["devs"] == "" ? 1 : v["devs"]; if (v["path"] ":" d != p) { if (p != "") print ""; p = v["path"] ":" d; printf "| %s | %s | ", v["path"], d } printf "%s | ", v["queues"] } END { print "" }')
 
 C's per-packet queue sequence equals B's on every path (and A's on
-**unmapped**); the guest fails the run otherwise.
+**unmapped** and **nomask**); the guest fails the run otherwise.
 
 ## 2. TCP request/response (wall clock, 4 vCPUs)
 
@@ -343,4 +393,8 @@ if ((fail_t)); then
 	say "FAIL: a target was missed (see above and docs/perf.md)"
 	exit 1
 fi
-say "PASS: all targets met"
+if ((missed_issue)); then
+	say "PASS: the gated targets are met (XPS_BENCH_TARGET=floor: C/B >= $COST_FLOOR); issue 13's C/B >= $COST_ISSUE is MISSED on $missed_issue of $issue_rows rows"
+else
+	say "PASS: all targets met (XPS_BENCH_TARGET=$target)"
+fi

@@ -16,6 +16,12 @@
 # The devices of A, B, C (and D) have the same addresses, so udpflood with
 # fixed source ports sends the very same flows through each of them.
 #
+# cost measures every path twice: with dumC the only attached device, and
+# with 32 attached devices (31 extra dummies xd1..xd31, then dumC, attached
+# last: the worst case of a lookup that walks the attached devices in
+# attach order). Each run starts with path nomask: dumC freshly attached,
+# no mask ever written, so every packet must go to the stock selection.
+#
 # Every result is one line "BENCH <kind> key=value ..." on stdout, parsed
 # by test/bench.sh. Anything that makes a number meaningless (a sender not
 # pinned, send errors, a steering check failing) is "bench: FAIL: ..." and
@@ -36,6 +42,8 @@ DST=10.9.0.2
 DSTV=10.9.2.2
 MEMDEVS=3
 XNAMES=dumC,vC0,dq64$(for i in $(seq 0 $((MEMDEVS - 1))); do printf ',mem%d' "$i"; done)
+NEXTRA=31	# with dumC: 32 attached devices, xps_steer's limit
+XNAMES32=$(for i in $(seq 1 $NEXTRA); do printf 'xd%d,' "$i"; done)dumC
 
 SAY_PREFIX='bench: '
 # lib.sh's helpers report through fail(); here that is the end.
@@ -67,10 +75,11 @@ ipn() {	# CFG ip-args...: ip in CFG's netns
 	if [ "$c" = C ]; then ip "$@"; else ip -n "n$c" "$@"; fi
 }
 
-load_module() {
-	modprobe xps_steer dev="$XNAMES" >"$W/modprobe.out" 2>&1 ||
+load_module() {	# [NAMES]
+	local list=${1:-$XNAMES}
+	modprobe xps_steer dev="$list" >"$W/modprobe.out" 2>&1 ||
 		{ cat "$W/modprobe.out"; die "modprobe xps_steer failed"; }
-	say "loaded xps_steer dev=$XNAMES"
+	say "loaded xps_steer dev=$list"
 }
 
 attached() {	# DEV: xps_steer has a tree for it
@@ -79,6 +88,12 @@ attached() {	# DEV: xps_steer has a tree for it
 
 # ---------------------------------------------------------------- cost --
 
+cost_dev() {	# CFG: dummy dum<CFG>, 4 tx queues, 10.9.0.1/24, up
+	run ipn "$1" link add "dum$1" numtxqueues $NQ numrxqueues $NQ type dummy
+	run ipn "$1" addr add 10.9.0.1/24 dev "dum$1"
+	run ipn "$1" link set "dum$1" up
+}
+
 # dummy devices dumA dumB dumC (dumD) with 4 tx queues, 10.9.0.1/24.
 cost_topo() {
 	for c in A B D; do
@@ -86,9 +101,7 @@ cost_topo() {
 		run ip -n "n$c" link set lo up
 	done
 	for c in A B C D; do
-		run ipn "$c" link add "dum$c" numtxqueues $NQ numrxqueues $NQ type dummy
-		run ipn "$c" addr add 10.9.0.1/24 dev "dum$c"
-		run ipn "$c" link set "dum$c" up
+		cost_dev "$c"
 	done
 	attached dumC
 	# D: tc's hash-type cpuid (proposed upstream in 2022). Try it for
@@ -126,6 +139,7 @@ path_masks() {	# PATH: MASKS=(the path's masks)
 	one) MASKS=(1 2 4 8) ;;		# CPU n -> queue n: CPU 0 has one queue
 	hash) MASKS=(f f f f) ;;	# every CPU on every queue: flow hash among 4
 	unmapped) MASKS=(2 4 8 0) ;;	# CPU 0 in no mask: fallback to stock
+	nomask) MASKS=() ;;		# xps_steer: no mask ever written
 	esac
 }
 
@@ -149,7 +163,7 @@ cost_verify() {	# PATH
 	trace_stop
 	for c in "${CFGS[@]}"; do
 		trace_table "dum$c" >"$W/v.$c"
-		echo "BENCH costq path=$1 cfg=$c queues=$(tbl_queues "$W/v.$c" 0) pkts=$(tbl_total "$W/v.$c")"
+		echo "BENCH costq path=$1 devs=$DEVS cfg=$c queues=$(tbl_queues "$W/v.$c" 0) pkts=$(tbl_total "$W/v.$c")"
 		SEQ[$c]=$(trace_seq "dum$c" 0)
 	done
 	[ "$(tbl_total "$W/v.C")" = 256 ] || die "$1: dumC sent $(tbl_total "$W/v.C") packets of 256 in the trace"
@@ -158,35 +172,95 @@ cost_verify() {	# PATH
 	case $1 in
 	one) [ "$(tbl_queues "$W/v.C" 0)" = 0 ] || die "one: CPU 0 used queues $(tbl_queues "$W/v.C" 0), expected 0" ;;
 	hash) [ "$(tbl_queues "$W/v.C" 0)" = 0,1,2,3 ] || die "hash: CPU 0 used queues $(tbl_queues "$W/v.C" 0), expected 0,1,2,3" ;;
-	unmapped) [ "${SEQ[C]}" = "${SEQ[A]}" ] || die "unmapped: xps_steer's fallback differs from stock selection" ;;
+	unmapped | nomask) [ "${SEQ[C]}" = "${SEQ[A]}" ] || die "$1: xps_steer's fallback differs from stock selection" ;;
 	esac
-	say "$1: per-packet queues of C identical to B's ($(tbl_queues "$W/v.C" 0))"
+	say "$1 ($DEVS attached): per-packet queues of C identical to B's ($(tbl_queues "$W/v.C" 0))"
+}
+
+# the attached devices' directories under $XS
+n_attached() {
+	local d n=0
+	for d in "$XS"/*/tx-0; do
+		[ -d "$d" ] && n=$((n + 1))
+	done
+	echo $n
+}
+
+# The paths with the DEVS attached devices; nomask must come first (dumC
+# freshly attached, no mask written yet).
+cost_paths() {	# ROUNDS SECS
+	local rounds=$1 secs=$2 path r c
+	for path in nomask one hash unmapped; do
+		path_masks "$path"
+		if [ "$path" = nomask ]; then
+			# the kernel's XPS without masks: stock selection
+			kset_masks nB dumB 0 0 0 0
+			[ "$(cat "$XS/dumC/tx-0/xps_cpus" "$XS/dumC/tx-$((NQ - 1))/xps_cpus" | tr -d '0,\n')" = "" ] ||
+				die "nomask: dumC has masks before any was written"
+			say "path nomask ($DEVS attached): no mask on dumB (kernel XPS) nor dumC (xps_steer)"
+		else
+			kset_masks nB dumB "${MASKS[@]}"
+			set_masks dumC "${MASKS[@]}"
+			say "path $path ($DEVS attached): masks ${MASKS[*]} on dumB (kernel XPS) and dumC (xps_steer)"
+		fi
+		cost_verify "$path"
+		for r in $(seq 1 "$rounds"); do
+			# rotate the order round by round
+			rotate "$r" "${CFGS[@]}"
+			for c in "${ROTATED[@]}"; do
+				flood_rate "$c" "$secs"
+				echo "BENCH cost path=$path devs=$DEVS round=$r cfg=$c pkts=$PKTS secs=$SECS rate=$RATE"
+			done
+		done
+	done
+}
+
+# 32 attached devices: unload, 31 extra dummies xd1..xd31 (no masks, down),
+# load with their names and dumC's, then recreate dumC: attached last.
+cost_attach32() {
+	local i last
+	run modprobe -r xps_steer
+	run ip link del dumC
+	for i in $(seq 1 $NEXTRA); do
+		run ip link add "xd$i" numtxqueues $NQ numrxqueues $NQ type dummy
+	done
+	load_module "$XNAMES32"
+	for i in $(seq 1 $NEXTRA); do
+		attached "xd$i"
+	done
+	cost_dev C
+	attached dumC
+	[ "$(n_attached)" = 32 ] || die "32 attached devices expected, xps_steer has $(n_attached)"
+	last=$(dmesg | grep -o 'xps_steer: [^ ]*: attached' | tail -n 1)
+	[ "$last" = "xps_steer: dumC: attached" ] || die "dumC is not the last device attached (last: '$last')"
+	say "32 attached devices (xd1..xd$NEXTRA, then dumC last)"
+}
+
+# back to the 1-device state of the module for ctl: unloaded, extras gone
+cost_detach32() {
+	local i
+	run modprobe -r xps_steer
+	for i in $(seq 1 $NEXTRA); do
+		run ip link del "xd$i"
+	done
 }
 
 declare -A SEQ=()
 cost() {
-	local rounds=$1 secs=$2 path r c
+	local rounds=$1 secs=$2
 	[ "$NCPU" = 1 ] || die "cost needs a 1-vCPU guest (-smp 1 -icount), this one has $NCPU"
 	trace_setup || die "no tracing"
 	load_module
 	cost_topo
 	CFGS=(A B C)
 	[ "$D_OK" = 1 ] && CFGS=(A B C D)
-	for path in one hash unmapped; do
-		path_masks "$path"
-		kset_masks nB dumB "${MASKS[@]}"
-		set_masks dumC "${MASKS[@]}"
-		say "path $path: masks ${MASKS[*]} on dumB (kernel XPS) and dumC (xps_steer)"
-		cost_verify $path
-		for r in $(seq 1 "$rounds"); do
-			# rotate the order round by round
-			rotate "$r" "${CFGS[@]}"
-			for c in "${ROTATED[@]}"; do
-				flood_rate "$c" "$secs"
-				echo "BENCH cost path=$path round=$r cfg=$c pkts=$PKTS secs=$SECS rate=$RATE"
-			done
-		done
-	done
+	[ "$(n_attached)" = 1 ] || die "1 attached device expected, xps_steer has $(n_attached)"
+	DEVS=1
+	cost_paths "$rounds" "$secs"
+	cost_attach32
+	DEVS=32
+	cost_paths "$rounds" "$secs"
+	cost_detach32
 	ctl
 }
 
