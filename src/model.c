@@ -69,7 +69,7 @@ ssize_t xps_steer_model_show_mask(struct xps_steer_dev *xdev,
 
 /*
  * Set one queue's mask and publish the map built from all of them; all
- * or nothing. Logs its own failures.
+ * or nothing. Logs ENXIO with its reason; the caller logs the rest.
  */
 int xps_steer_model_set_mask(struct xps_steer_dev *xdev, unsigned int queue,
 			     const unsigned long *mask)
@@ -88,10 +88,8 @@ int xps_steer_model_set_mask(struct xps_steer_dev *xdev, unsigned int queue,
 	}
 
 	saved = bitmap_alloc(nr_cpu_ids, GFP_KERNEL);
-	if (!saved) {
-		err = -ENOMEM;
-		goto out;
-	}
+	if (!saved)
+		return -ENOMEM;
 	bitmap_copy(saved, queue_mask(xdev, queue), nr_cpu_ids);
 	bitmap_copy(queue_mask(xdev, queue), mask, nr_cpu_ids);
 	map = xps_steer_map_build(xdev->masks, xdev->mask_longs,
@@ -103,9 +101,5 @@ int xps_steer_model_set_mask(struct xps_steer_dev *xdev, unsigned int queue,
 		replace_map(xdev, map);
 	}
 	bitmap_free(saved);
-out:
-	if (err)
-		pr_warn_ratelimited("%s: tx-%u: xps_cpus write rejected (%d)\n",
-				    xdev->name, queue, err);
 	return err;
 }

@@ -100,12 +100,13 @@ static ssize_t xps_cpus_store(struct kobject *kobj, struct kobj_attribute *attr,
 				    xdev->name, queue, err);
 	} else {
 		err = bitmap_parse(buf, len, cpumask_bits(mask), nr_cpumask_bits);
-		if (err)
-			pr_warn_ratelimited("%s: tx-%u: xps_cpus write rejected (%d)\n",
-					    xdev->name, queue, err);
-		else
+		if (!err)
 			err = xps_steer_model_set_mask(xdev, queue,
 						       cpumask_bits(mask));
+		/* The model logs ENXIO with its reason. */
+		if (err && err != -ENXIO)
+			pr_warn_ratelimited("%s: tx-%u: xps_cpus write rejected (%d)\n",
+					    xdev->name, queue, err);
 	}
 	mutex_unlock(&xps_steer_lock);
 
