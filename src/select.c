@@ -17,30 +17,78 @@
  * Otherwise someone installed a copy of our copy (see docs/design.md):
  * search the table, which is only a few cache lines.
  */
-static struct xps_steer_slot *find_slot(const struct net_device *dev)
+static __always_inline struct xps_steer_slot *
+find_slot(const struct net_device *dev)
 {
-	const struct xps_steer_slot *slots = xps_steer_slots;
+	struct xps_steer_slot *slots = xps_steer_slots;
 	unsigned long off = (unsigned long)READ_ONCE(dev->netdev_ops) -
 			    (unsigned long)&slots->ops;
-	unsigned int i = off / sizeof(*slots);
+	unsigned int i;
 
-	if (likely(i < XPS_STEER_MAX_DEVS && off % sizeof(*slots) == 0 &&
-		   READ_ONCE(slots[i].dev) == dev))
-		return &xps_steer_slots[i];
+	/* A slot's size is a power of two: no division here. */
+	if (likely(off < XPS_STEER_MAX_DEVS * sizeof(*slots) &&
+		   off % sizeof(*slots) == 0 &&
+		   READ_ONCE(slots[off / sizeof(*slots)].dev) == dev))
+		return &slots[off / sizeof(*slots)];
 	for (i = 0; i < XPS_STEER_MAX_DEVS; i++)
 		if (READ_ONCE(slots[i].dev) == dev)
-			return &xps_steer_slots[i];
+			return &slots[i];
 	return NULL;
+}
+
+/*
+ * Whether this packet needs an RCU read-side section of our own. The core
+ * calls us with BHs off (__dev_queue_xmit() holds rcu_read_lock_bh()),
+ * and since v4.20 (no synchronize_rcu_bh()) such a region holds off every
+ * grace period: a second section would only cost, on preemptible-RCU
+ * kernels, two calls per packet. AF_PACKET's qdisc bypass calls us
+ * preemptible and outside RCU. Without CONFIG_PREEMPT_COUNT preemptible()
+ * is false, and there rcu_read_lock() is only a compiler barrier anyway.
+ */
+static bool need_own_reader(void)
+{
+#ifdef XPS_STEER_HAVE_SYNCHRONIZE_RCU_BH
+	return true;
+#else
+	return preemptible();
+#endif
+}
+
+/*
+ * The queue the map gives this packet from cpu, or -1 for "no answer".
+ * The caller is inside an RCU reader (need_own_reader()).
+ */
+static __always_inline int map_lookup(struct net_device *dev,
+				      struct sk_buff *skb, unsigned int cpu)
+{
+	const struct xps_steer_cpu_queues *entry;
+	const struct xps_steer_map *map;
+	struct xps_steer_slot *slot;
+	unsigned int queue;
+
+	slot = find_slot(dev);
+	map = slot ? rcu_dereference_check(slot->map, !need_own_reader()) :
+		     NULL;
+	if (!map)
+		return -1;
+	/* A map has an entry for each of nr_cpu_ids CPUs (model.c). */
+	entry = &map->cpu[cpu];
+	if (entry->len == 1)
+		queue = entry->queue;
+	else if (entry->len)
+		queue = xps_steer_map_queues(map)[entry->first +
+			reciprocal_scale(skb_get_hash(skb), entry->len)];
+	else
+		return -1;
+	/* The queue count can shrink under us (ethtool -L). */
+	return queue < READ_ONCE(dev->real_num_tx_queues) ? (int)queue : -1;
 }
 
 /* The queue our map gives this packet, or -1 for "no answer". */
 static int map_queue(struct net_device *dev, struct sk_buff *skb)
 {
-	const struct xps_steer_cpu_queues *entry;
-	const struct xps_steer_map *map;
 	unsigned int cpu = xps_steer_sender_cpu(skb);
-	struct xps_steer_slot *slot;
-	int queue = -1;
+	int queue;
 
 	/*
 	 * sender_cpu is set by the core before it calls us; AF_PACKET with
@@ -52,22 +100,10 @@ static int map_queue(struct net_device *dev, struct sk_buff *skb)
 	if (cpu >= nr_cpu_ids)
 		cpu = raw_smp_processor_id();
 
-	/* Our own read-side section: the qdisc bypass caller holds none. */
+	if (!need_own_reader())
+		return map_lookup(dev, skb, cpu);
 	rcu_read_lock();
-	slot = find_slot(dev);
-	map = slot ? rcu_dereference(slot->map) : NULL;
-	/* A map has an entry for each of nr_cpu_ids CPUs (model.c). */
-	if (map) {
-		entry = &map->cpu[cpu];
-		if (entry->len == 1)
-			queue = entry->queue;
-		else if (entry->len)
-			queue = xps_steer_map_queues(map)[entry->first +
-				reciprocal_scale(skb_get_hash(skb), entry->len)];
-		/* The queue count can shrink under us (ethtool -L). */
-		if (queue >= (int)READ_ONCE(dev->real_num_tx_queues))
-			queue = -1;
-	}
+	queue = map_lookup(dev, skb, cpu);
 	rcu_read_unlock();
 	return queue;
 }

@@ -24,6 +24,8 @@ static DECLARE_BITMAP(slots_kept, XPS_STEER_MAX_DEVS);
 
 int xps_steer_slots_init(void)
 {
+	/* Larger means the copy does not fit in XPS_STEER_SLOT_SIZE. */
+	BUILD_BUG_ON(sizeof(struct xps_steer_slot) != XPS_STEER_SLOT_SIZE);
 	xps_steer_slots = kvcalloc(XPS_STEER_MAX_DEVS, sizeof(*xps_steer_slots),
 				   GFP_KERNEL);
 	return xps_steer_slots ? 0 : -ENOMEM;

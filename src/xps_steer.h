@@ -36,16 +36,28 @@
 #define XPS_STEER_MAX_DEVS	32
 
 /*
+ * A slot's size: a power of two, so that the TX path turns an ops pointer
+ * into a slot with a mask instead of a division (select.c).
+ */
+#define XPS_STEER_SLOT_SIZE \
+	(2 * sizeof(void *) + sizeof(struct net_device_ops) <= 1024 ? 1024 : 2048)
+
+/*
  * Everything the TX path reads for one attached device, and nothing
  * else: our copy of its net_device_ops (dev->netdev_ops points at .ops)
  * with the device and its map on the same cache line as the start of
  * the copy, which the core reads for every packet anyway.
  */
 struct xps_steer_slot {
-	struct xps_steer_map __rcu *map;	/* NULL: no mask set */
-	struct net_device *dev;			/* NULL: not in use */
-	struct net_device_ops ops;
-} ____cacheline_aligned;
+	union {
+		struct {
+			struct xps_steer_map __rcu *map; /* NULL: no mask */
+			struct net_device *dev;		 /* NULL: free */
+			struct net_device_ops ops;
+		};
+		u8 size[XPS_STEER_SLOT_SIZE];
+	};
+};
 
 /* One attached device: the control side. */
 struct xps_steer_dev {
