@@ -128,6 +128,7 @@ static void report_absent(void)
 static void free_dev(struct xps_steer_dev *xdev)
 {
 	xps_steer_model_free(xdev);
+	xps_steer_counters_free(xdev);
 	kvfree(xdev->queue_dirs);
 	kfree(xdev);
 }
@@ -234,7 +235,7 @@ static struct xps_steer_dev *alloc_dev(struct net_device *dev)
 	xdev->dev = dev;
 	strscpy(xdev->name, dev->name, sizeof(xdev->name));
 	strscpy(xdev->attached_as, dev->name, sizeof(xdev->attached_as));
-	if (xps_steer_model_init(xdev))
+	if (xps_steer_model_init(xdev) || xps_steer_counters_init(xdev))
 		goto err;
 	xdev->queue_dirs = kvcalloc(xdev->nr_queues, sizeof(*xdev->queue_dirs),
 				    GFP_KERNEL);
@@ -277,7 +278,11 @@ static void attach(struct net_device *dev)
 		xdev->orig_ops = dev->netdev_ops;
 		xps_steer_copy_ops(&xdev->slot->ops, dev->netdev_ops);
 		xps_steer_hook_ops(&xdev->slot->ops);
-		WRITE_ONCE(xdev->slot->dev, dev);
+		xdev->slot->counters = xdev->counters;
+		xdev->slot->reason_counters = xdev->counters->reasons;
+		xdev->slot->queue_counters = xdev->counters->queues[0];
+		/* Counters first: the hook's slot search reads dev first. */
+		smp_store_release(&xdev->slot->dev, dev);
 		list_add_tail(&xdev->node, &xps_steer_devices);
 	}
 	mutex_unlock(&xps_steer_lock);

@@ -227,6 +227,9 @@ static inline void *xps_steer_kvcalloc(size_t n, size_t size, gfp_t flags)
 #ifndef XPS_STEER_HAVE_SYSFS_EMIT
 #undef sysfs_emit
 #define sysfs_emit(buf, fmt, ...) scnprintf(buf, PAGE_SIZE, fmt, ##__VA_ARGS__)
+#undef sysfs_emit_at
+#define sysfs_emit_at(buf, at, fmt, ...) \
+	scnprintf((buf) + (at), PAGE_SIZE - (at), fmt, ##__VA_ARGS__)
 #endif
 
 /* A mask as the kernel's xps_cpus file shows it: hex, comma-separated. */

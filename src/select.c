@@ -3,7 +3,8 @@
  * The per-packet hook: mainline netdev_pick_tx() with our map in place of
  * the kernel's XPS map. No locks, atomics or allocations; the one shared
  * write is the stock one, recording the chosen queue in the socket
- * (sk_tx_queue_set()), which the stock selection does too.
+ * (sk_tx_queue_set()), which the stock selection does too. Each packet
+ * also bumps one counter of its own CPU (counters.c).
  */
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
@@ -54,41 +55,64 @@ static bool need_own_reader(void)
 #endif
 }
 
+static __always_inline void count(struct xps_steer_slot *slot,
+				  enum xps_steer_reason reason)
+{
+	this_cpu_inc(slot->reason_counters[reason]);
+}
+
+/* Devices with more than one chunk of queues take a longer way. */
+static __always_inline void count_steered(struct xps_steer_slot *slot,
+					  unsigned int queue)
+{
+	if (likely(queue < XPS_STEER_QUEUE_CHUNK))
+		this_cpu_inc(slot->queue_counters[queue]);
+	else
+		this_cpu_inc(slot->counters->queues[queue / XPS_STEER_QUEUE_CHUNK]
+						   [queue % XPS_STEER_QUEUE_CHUNK]);
+}
+
 /*
- * The queue the map gives this packet from cpu, or -1 for "no answer".
- * The caller is inside an RCU reader (need_own_reader()).
+ * Our queue for skb, or -1 to leave it to the stock selection; counts
+ * the packet either way. The caller is inside an RCU reader.
  */
-static __always_inline int map_lookup(struct net_device *dev,
-				      struct sk_buff *skb, unsigned int cpu)
+static __always_inline int steer(struct net_device *dev, struct sk_buff *skb,
+				 bool subordinate)
 {
 	const struct xps_steer_cpu_queues *entry;
 	const struct xps_steer_map *map;
 	struct xps_steer_slot *slot;
-	unsigned int queue;
+	struct sock *sk = skb->sk;
+	unsigned int cpu, queue;
+	int queue_index;
 
 	slot = find_slot(dev);
-	map = slot ? rcu_dereference_check(slot->map, !need_own_reader()) :
-		     NULL;
-	if (!map)
+	if (unlikely(!slot))
+		return -1;	/* detached since the core read the ops */
+	/* A subordinate device (macvlan offload) owns its queue range. */
+	if (unlikely(subordinate)) {
+		count(slot, XPS_STEER_SUBORDINATE_DEVICE);
 		return -1;
-	/* A map has an entry for each of nr_cpu_ids CPUs (model.c). */
-	entry = &map->cpu[cpu];
-	if (entry->len == 1)
-		queue = entry->queue;
-	else if (entry->len)
-		queue = xps_steer_map_queues(map)[entry->first +
-			reciprocal_scale(skb_get_hash(skb), entry->len)];
-	else
+	}
+	/* Traffic classes restrict queues by priority: the stock code's job. */
+	if (unlikely(dev->num_tc)) {
+		count(slot, XPS_STEER_TRAFFIC_CLASS);
 		return -1;
-	/* The queue count can shrink under us (ethtool -L). */
-	return queue < READ_ONCE(dev->real_num_tx_queues) ? (int)queue : -1;
-}
+	}
 
-/* The queue our map gives this packet, or -1 for "no answer". */
-static int map_queue(struct net_device *dev, struct sk_buff *skb)
-{
-	unsigned int cpu = xps_steer_sender_cpu(skb);
-	int queue;
+	/* Keep the socket's queue unless changing it cannot reorder. */
+	queue_index = sk_tx_queue_get(sk);
+	if (queue_index >= 0 && !skb->ooo_okay &&
+	    queue_index < dev->real_num_tx_queues) {
+		count(slot, XPS_STEER_KEPT_SOCKET_QUEUE);
+		return queue_index;
+	}
+
+	map = rcu_dereference_check(slot->map, !need_own_reader());
+	if (!map) {
+		count(slot, XPS_STEER_NO_MAP);
+		return -1;
+	}
 
 	/*
 	 * sender_cpu is set by the core before it calls us; AF_PACKET with
@@ -97,55 +121,59 @@ static int map_queue(struct net_device *dev, struct sk_buff *skb)
 	 * CPU we run on: raw_, because the qdisc bypass path calls us
 	 * preemptible and a stale CPU id only costs locality.
 	 */
+	cpu = xps_steer_sender_cpu(skb);
 	if (cpu >= nr_cpu_ids)
 		cpu = raw_smp_processor_id();
 
+	/* A map has an entry for each of nr_cpu_ids CPUs (model.c). */
+	entry = &map->cpu[cpu];
+	if (entry->len == 1) {
+		queue = entry->queue;
+	} else if (entry->len) {
+		queue = xps_steer_map_queues(map)[entry->first +
+			reciprocal_scale(skb_get_hash(skb), entry->len)];
+	} else {
+		count(slot, XPS_STEER_CPU_IN_NO_MASK);
+		return -1;
+	}
+	/* The queue count can shrink under us (ethtool -L). */
+	if (unlikely(queue >= READ_ONCE(dev->real_num_tx_queues))) {
+		count(slot, XPS_STEER_QUEUE_INACTIVE);
+		return -1;
+	}
+	count_steered(slot, queue);
+
+	if (queue_index != (int)queue && sk && sk_fullsock(sk) &&
+	    rcu_access_pointer(sk->sk_dst_cache))
+		sk_tx_queue_set(sk, queue);
+	return queue;
+}
+
+/* steer() inside an RCU reader: the caller's, or our own. */
+static int pick_tx(struct net_device *dev, struct sk_buff *skb,
+		   bool subordinate)
+{
+	int queue;
+
 	if (!need_own_reader())
-		return map_lookup(dev, skb, cpu);
+		return steer(dev, skb, subordinate);
 	rcu_read_lock();
-	queue = map_lookup(dev, skb, cpu);
+	queue = steer(dev, skb, subordinate);
 	rcu_read_unlock();
 	return queue;
 }
 
-/* Our queue for skb, or -1 to leave the choice to the stock code. */
-static int pick_tx(struct net_device *dev, struct sk_buff *skb)
-{
-	struct sock *sk = skb->sk;
-	int queue_index, new_index;
-
-	/* Traffic classes restrict queues by priority: the stock code's job. */
-	if (unlikely(dev->num_tc))
-		return -1;
-
-	/* Keep the socket's queue unless changing it cannot reorder. */
-	queue_index = sk_tx_queue_get(sk);
-	if (queue_index >= 0 && !skb->ooo_okay &&
-	    queue_index < dev->real_num_tx_queues)
-		return queue_index;
-
-	new_index = map_queue(dev, skb);
-	if (new_index < 0)
-		return -1;
-
-	if (queue_index != new_index && sk && sk_fullsock(sk) &&
-	    rcu_access_pointer(sk->sk_dst_cache))
-		sk_tx_queue_set(sk, new_index);
-	return new_index;
-}
-
 /*
  * The hook, in this kernel's ndo_select_queue prototype (found by the
- * probes in src/probes/select_queue_*.c). A subordinate device (macvlan
- * offload: sb_dev, accel_priv) owns its queue range, so its packets and
- * those we have no answer for go to the stock selection.
+ * probes in src/probes/select_queue_*.c). Packets we have no answer for
+ * go to the stock selection.
  */
 #if defined(XPS_STEER_HAVE_SELECT_QUEUE_SB_DEV)
 /* 5.2 and later: the stock selection is netdev_pick_tx(). */
 static u16 xps_steer_select_queue(struct net_device *dev, struct sk_buff *skb,
 				  struct net_device *sb_dev)
 {
-	int queue = sb_dev ? -1 : pick_tx(dev, skb);
+	int queue = pick_tx(dev, skb, sb_dev);
 
 	return queue >= 0 ? queue : netdev_pick_tx(dev, skb, sb_dev);
 }
@@ -155,7 +183,7 @@ static u16 xps_steer_select_queue(struct net_device *dev, struct sk_buff *skb,
 				  struct net_device *sb_dev,
 				  select_queue_fallback_t fallback)
 {
-	int queue = sb_dev ? -1 : pick_tx(dev, skb);
+	int queue = pick_tx(dev, skb, sb_dev);
 
 	return queue >= 0 ? queue : fallback(dev, skb, sb_dev);
 }
@@ -165,7 +193,7 @@ static u16 xps_steer_select_queue(struct net_device *dev, struct sk_buff *skb,
 				  void *accel_priv,
 				  select_queue_fallback_t fallback)
 {
-	int queue = accel_priv ? -1 : pick_tx(dev, skb);
+	int queue = pick_tx(dev, skb, accel_priv);
 
 	return queue >= 0 ? queue : fallback(dev, skb);
 }
@@ -174,7 +202,7 @@ static u16 xps_steer_select_queue(struct net_device *dev, struct sk_buff *skb,
 static u16 xps_steer_select_queue(struct net_device *dev, struct sk_buff *skb,
 				  void *accel_priv)
 {
-	int queue = accel_priv ? -1 : pick_tx(dev, skb);
+	int queue = pick_tx(dev, skb, accel_priv);
 
 	return queue >= 0 ? queue : __netdev_pick_tx(dev, skb);
 }
@@ -182,7 +210,7 @@ static u16 xps_steer_select_queue(struct net_device *dev, struct sk_buff *skb,
 /* 3.10 to 3.12, RHEL 7.0 to 7.2. */
 static u16 xps_steer_select_queue(struct net_device *dev, struct sk_buff *skb)
 {
-	int queue = pick_tx(dev, skb);
+	int queue = pick_tx(dev, skb, false);
 
 	return queue >= 0 ? queue : __netdev_pick_tx(dev, skb);
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /sys/kernel/xps_steer/<dev>/tx-<n>/xps_cpus: read and written exactly
- * like the kernel's /sys/class/net/<dev>/queues/tx-<n>/xps_cpus; and
+ * like the kernel's /sys/class/net/<dev>/queues/tx-<n>/xps_cpus; the
+ * counters, <dev>/stats and tx-<n>/packets; and
  * /sys/module/xps_steer/features: the compat probe results. The root
  * holds device directories only, so that any device name fits there.
  *
@@ -46,6 +47,18 @@ static struct xps_steer_dev *find_queue(struct kobject *kobj,
 			return NULL;
 		return xdev;
 	}
+	return NULL;
+}
+
+/* The device behind a <dev> kobject; NULL once it is gone. */
+static struct xps_steer_dev *find_dev(struct kobject *kobj)
+{
+	struct xps_steer_dev *xdev;
+
+	lockdep_assert_held(&xps_steer_lock);
+	list_for_each_entry(xdev, &xps_steer_devices, node)
+		if (xdev->dir == kobj)
+			return xdev;
 	return NULL;
 }
 
@@ -116,6 +129,52 @@ static ssize_t xps_cpus_store(struct kobject *kobj, struct kobj_attribute *attr,
 
 static struct kobj_attribute xps_cpus_attr = __ATTR_RW(xps_cpus);
 
+/* tx-<n>/packets: packets the map steered to this queue. */
+static ssize_t packets_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	struct xps_steer_dev *xdev;
+	unsigned int queue;
+	ssize_t ret = -ENODEV;
+
+	mutex_lock(&xps_steer_lock);
+	xdev = find_queue(kobj, &queue);
+	if (xdev)
+		ret = sysfs_emit(buf, "%lu\n",
+				 xps_steer_counters_queue(xdev, queue));
+	mutex_unlock(&xps_steer_lock);
+	return ret;
+}
+
+static struct kobj_attribute packets_attr = __ATTR_RO(packets);
+
+/* <dev>/stats: steered packets, and the others by reason (counters.c). */
+static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	struct xps_steer_dev *xdev;
+	ssize_t ret = -ENODEV;
+
+	mutex_lock(&xps_steer_lock);
+	xdev = find_dev(kobj);
+	if (xdev)
+		ret = xps_steer_counters_show(xdev, buf);
+	mutex_unlock(&xps_steer_lock);
+	return ret;
+}
+
+static struct kobj_attribute stats_attr = __ATTR_RO(stats);
+
+static struct attribute *queue_attrs[] = {
+	&xps_cpus_attr.attr,
+	&packets_attr.attr,
+	NULL
+};
+
+static const struct attribute_group queue_group = {
+	.attrs = queue_attrs,
+};
+
 /* What the compile probes found in this kernel, for bug reports. */
 static ssize_t features_show(struct kobject *kobj, struct kobj_attribute *attr,
 			     char *buf)
@@ -132,7 +191,7 @@ static void remove_dir(struct kobject *kobj)
 	kobject_put(kobj);
 }
 
-/* tx-<n> with its xps_cpus file; NULL if out of memory. */
+/* tx-<n> with its files; NULL on failure, with *err. */
 static struct kobject *add_queue_dir(struct xps_steer_dev *xdev,
 				     unsigned int queue, int *err)
 {
@@ -145,7 +204,7 @@ static struct kobject *add_queue_dir(struct xps_steer_dev *xdev,
 		*err = -ENOMEM;
 		return NULL;
 	}
-	*err = sysfs_create_file(kobj, &xps_cpus_attr.attr);
+	*err = sysfs_create_group(kobj, &queue_group);
 	if (*err) {
 		remove_dir(kobj);
 		return NULL;
@@ -186,6 +245,11 @@ int xps_steer_sysfs_add_dev(struct xps_steer_dev *xdev)
 	xdev->dir = kobject_create_and_add(xdev->name, root);
 	if (!xdev->dir)
 		return -ENOMEM;
+	err = sysfs_create_file(xdev->dir, &stats_attr.attr);
+	if (err) {
+		xps_steer_sysfs_del_dev(xdev);
+		return err;
+	}
 	for (queue = 0; queue < xdev->nr_queues; queue++) {
 		xdev->queue_dirs[queue] = add_queue_dir(xdev, queue, &err);
 		if (err) {

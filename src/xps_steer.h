@@ -7,6 +7,7 @@
  *   attach.c   device lifecycle: the requested names, notifier, attach,
  *              detach, deferred free
  *   denylist.c drivers we must never wrap
+ *   counters.c per-CPU packet counters, summed on read
  *   slots.c    the table of our net_device_ops copies, in which the TX
  *              path finds a device's map from dev->netdev_ops in O(1)
  *   model.c    a device's state: per-queue CPU masks, the queue count
@@ -43,6 +44,29 @@
 	(2 * sizeof(void *) + sizeof(struct net_device_ops) <= 1024 ? 1024 : 2048)
 
 /*
+ * Why the TX path left a packet to the stock selection (counters.c);
+ * steered packets are counted per queue instead.
+ */
+enum xps_steer_reason {
+	XPS_STEER_KEPT_SOCKET_QUEUE,	/* the socket's cached queue */
+	XPS_STEER_CPU_IN_NO_MASK,	/* the sending CPU has no queue */
+	XPS_STEER_SUBORDINATE_DEVICE,	/* sb_dev/accel_priv: its own range */
+	XPS_STEER_TRAFFIC_CLASS,	/* num_tc set: no per-class map */
+	XPS_STEER_QUEUE_INACTIVE,	/* the map's queue >= real_num_tx_queues */
+	XPS_STEER_NO_MAP,		/* no mask set on the device */
+	XPS_STEER_NR_REASONS
+};
+
+/* Queues per per-CPU allocation: 32 KiB of counters. */
+#define XPS_STEER_QUEUE_CHUNK	4096
+
+/* Per-CPU packet counters of one device (counters.c). */
+struct xps_steer_counters {
+	unsigned long __percpu *reasons;	/* [XPS_STEER_NR_REASONS] */
+	unsigned long __percpu *queues[];	/* steered, per queue chunk */
+};
+
+/*
  * Everything the TX path reads for one attached device, and nothing
  * else: our copy of its net_device_ops (dev->netdev_ops points at .ops)
  * with the device and its map on the same cache line as the start of
@@ -53,6 +77,10 @@ struct xps_steer_slot {
 		struct {
 			struct xps_steer_map __rcu *map; /* NULL: no mask */
 			struct net_device *dev;		 /* NULL: free */
+			/* The device's counters, and two shortcuts into them. */
+			struct xps_steer_counters *counters;
+			unsigned long __percpu *reason_counters;
+			unsigned long __percpu *queue_counters;
 			struct net_device_ops ops;
 		};
 		u8 size[XPS_STEER_SLOT_SIZE];
@@ -73,6 +101,8 @@ struct xps_steer_dev {
 	unsigned long *masks;
 	unsigned int mask_longs;	/* longs per mask */
 	unsigned int nr_queues;		/* dev->num_tx_queues: a tx-<n> each */
+
+	struct xps_steer_counters *counters;
 
 	struct kobject *dir;		/* /sys/kernel/xps_steer/<dev> */
 	struct kobject **queue_dirs;	/* [nr_queues], tx-<n> */
@@ -111,6 +141,13 @@ ssize_t xps_steer_model_show_mask(struct xps_steer_dev *xdev,
 				  unsigned int queue, char *buf);
 int xps_steer_model_set_mask(struct xps_steer_dev *xdev, unsigned int queue,
 			     const unsigned long *mask);
+
+/* counters.c */
+int xps_steer_counters_init(struct xps_steer_dev *xdev);
+void xps_steer_counters_free(struct xps_steer_dev *xdev);
+unsigned long xps_steer_counters_queue(struct xps_steer_dev *xdev,
+				       unsigned int queue);
+ssize_t xps_steer_counters_show(struct xps_steer_dev *xdev, char *buf);
 
 /* select.c */
 void xps_steer_hook_ops(struct net_device_ops *ops);
