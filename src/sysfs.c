@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /sys/kernel/xps_steer/<dev>/tx-<n>/xps_cpus: read and written exactly
- * like the kernel's /sys/class/net/<dev>/queues/tx-<n>/xps_cpus; and
+ * like the kernel's /sys/class/net/<dev>/queues/tx-<n>/xps_cpus; beside
+ * it xps_cpus_list, the same mask as a CPU list ("0-7,16-23"); the
+ * device's whole configuration in <dev>/map, written at once; and
  * /sys/module/xps_steer/features: the compat probe results. The root
  * holds device directories only, so that any device name fits there.
  *
@@ -26,6 +28,7 @@
 #include <linux/sysfs.h>
 #include <net/net_namespace.h>
 
+#include "maptext.h"
 #include "xps_steer.h"
 
 static struct kobject *root;
@@ -49,8 +52,21 @@ static struct xps_steer_dev *find_queue(struct kobject *kobj,
 	return NULL;
 }
 
-static ssize_t xps_cpus_show(struct kobject *kobj, struct kobj_attribute *attr,
-			     char *buf)
+/* The device behind a <dev> kobject; NULL once it is gone. */
+static struct xps_steer_dev *find_dev(struct kobject *kobj)
+{
+	struct xps_steer_dev *xdev;
+
+	lockdep_assert_held(&xps_steer_lock);
+	list_for_each_entry(xdev, &xps_steer_devices, node)
+		if (xdev->dir == kobj)
+			return xdev;
+	return NULL;
+}
+
+static ssize_t show_queue(struct kobject *kobj, char *buf,
+			  ssize_t (*show)(struct xps_steer_dev *xdev,
+					  unsigned int queue, char *buf))
 {
 	struct xps_steer_dev *xdev;
 	unsigned int queue;
@@ -59,9 +75,21 @@ static ssize_t xps_cpus_show(struct kobject *kobj, struct kobj_attribute *attr,
 	mutex_lock(&xps_steer_lock);
 	xdev = find_queue(kobj, &queue);
 	if (xdev)
-		ret = xps_steer_model_show_mask(xdev, queue, buf);
+		ret = show(xdev, queue, buf);
 	mutex_unlock(&xps_steer_lock);
 	return ret;
+}
+
+static ssize_t xps_cpus_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return show_queue(kobj, buf, xps_steer_model_show_mask);
+}
+
+static ssize_t xps_cpus_list_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	return show_queue(kobj, buf, xps_steer_model_show_list);
 }
 
 /*
@@ -73,8 +101,22 @@ static bool writer_in_netns_of(const struct xps_steer_dev *xdev)
 	return net_eq(current->nsproxy->net_ns, dev_net(xdev->dev));
 }
 
-static ssize_t xps_cpus_store(struct kobject *kobj, struct kobj_attribute *attr,
-			      const char *buf, size_t len)
+/* The kernel's parser of xps_cpus: hex, comma-separated 32-bit groups. */
+static int parse_hex(const char *buf, size_t len, unsigned long *mask)
+{
+	return bitmap_parse(buf, len, mask, nr_cpumask_bits);
+}
+
+/* A CPU list: sysfs gives us buf[len] == '\0'. */
+static int parse_list(const char *buf, size_t len, unsigned long *mask)
+{
+	return xps_steer_parse_cpulist(buf, mask, nr_cpu_ids);
+}
+
+static ssize_t store_queue(struct kobject *kobj, const char *buf, size_t len,
+			   const char *file,
+			   int (*parse)(const char *buf, size_t len,
+					unsigned long *mask))
 {
 	struct xps_steer_dev *xdev;
 	cpumask_var_t mask;
@@ -82,8 +124,9 @@ static ssize_t xps_cpus_store(struct kobject *kobj, struct kobj_attribute *attr,
 	int err;
 
 	/*
-	 * Same checks, same order and same parser as net-sysfs.c. EPERM is
-	 * not logged: callers without privilege must not fill the log.
+	 * Same checks, same order and (for xps_cpus) same parser as
+	 * net-sysfs.c. EPERM is not logged: callers without privilege must
+	 * not fill the log.
 	 */
 	if (!capable(CAP_NET_ADMIN))
 		return -EPERM;
@@ -96,17 +139,17 @@ static ssize_t xps_cpus_store(struct kobject *kobj, struct kobj_attribute *attr,
 		err = -ENODEV;
 	} else if (!writer_in_netns_of(xdev)) {
 		err = -EPERM;
-		pr_warn_ratelimited("%s: tx-%u: xps_cpus write from another network namespace refused (%d)\n",
-				    xdev->name, queue, err);
+		pr_warn_ratelimited("%s: tx-%u: %s write from another network namespace refused (%d)\n",
+				    xdev->name, queue, file, err);
 	} else {
-		err = bitmap_parse(buf, len, cpumask_bits(mask), nr_cpumask_bits);
+		err = parse(buf, len, cpumask_bits(mask));
 		if (!err)
 			err = xps_steer_model_set_mask(xdev, queue,
-						       cpumask_bits(mask));
+						       cpumask_bits(mask), file);
 		/* The model logs ENXIO with its reason. */
 		if (err && err != -ENXIO)
-			pr_warn_ratelimited("%s: tx-%u: xps_cpus write rejected (%d)\n",
-					    xdev->name, queue, err);
+			pr_warn_ratelimited("%s: tx-%u: %s write rejected (%d)\n",
+					    xdev->name, queue, file, err);
 	}
 	mutex_unlock(&xps_steer_lock);
 
@@ -114,7 +157,89 @@ static ssize_t xps_cpus_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return err ? err : len;
 }
 
+static ssize_t xps_cpus_store(struct kobject *kobj, struct kobj_attribute *attr,
+			      const char *buf, size_t len)
+{
+	return store_queue(kobj, buf, len, "xps_cpus", parse_hex);
+}
+
+static ssize_t xps_cpus_list_store(struct kobject *kobj,
+				   struct kobj_attribute *attr,
+				   const char *buf, size_t len)
+{
+	return store_queue(kobj, buf, len, "xps_cpus_list", parse_list);
+}
+
 static struct kobj_attribute xps_cpus_attr = __ATTR_RW(xps_cpus);
+static struct kobj_attribute xps_cpus_list_attr = __ATTR_RW(xps_cpus_list);
+
+static ssize_t map_show(struct kobject *kobj, struct kobj_attribute *attr,
+			char *buf)
+{
+	struct xps_steer_dev *xdev;
+	ssize_t ret = -ENODEV;
+
+	mutex_lock(&xps_steer_lock);
+	xdev = find_dev(kobj);
+	if (xdev)
+		ret = xps_steer_model_show_map(xdev, buf);
+	mutex_unlock(&xps_steer_lock);
+	return ret;
+}
+
+/*
+ * sysfs passes a store at most a page: kernfs cuts a longer write into
+ * pieces, sysfs before it (3.14) cut it short. A piece of a map is not a
+ * map, so a write that may have been cut is refused whole.
+ */
+#define MAP_MAX_LEN	(PAGE_SIZE - 2)
+
+static ssize_t map_store(struct kobject *kobj, struct kobj_attribute *attr,
+			 const char *buf, size_t len)
+{
+	struct xps_steer_maptext_err where = { 0 };
+	struct xps_steer_dev *xdev;
+	char *text;
+	int err;
+
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	/* The parser cuts its text into lines in place. */
+	text = kmalloc(len + 1, GFP_KERNEL);
+	if (!text)
+		return -ENOMEM;
+	memcpy(text, buf, len);
+	text[len] = '\0';
+
+	mutex_lock(&xps_steer_lock);
+	xdev = find_dev(kobj);
+	if (!xdev) {
+		err = -ENODEV;
+	} else if (!writer_in_netns_of(xdev)) {
+		err = -EPERM;
+		pr_warn_ratelimited("%s: map write from another network namespace refused (%d)\n",
+				    xdev->name, err);
+	} else if (len > MAP_MAX_LEN) {
+		err = -E2BIG;
+		pr_warn_ratelimited("%s: map write rejected: longer than %lu bytes (%d)\n",
+				    xdev->name, MAP_MAX_LEN, err);
+	} else {
+		err = xps_steer_model_set_map(xdev, text, len, &where);
+		if (err && where.why)
+			pr_warn_ratelimited("%s: map write rejected: line %u: %s (%d)\n",
+					    xdev->name, where.line, where.why,
+					    err);
+		else if (err)
+			pr_warn_ratelimited("%s: map write rejected (%d)\n",
+					    xdev->name, err);
+	}
+	mutex_unlock(&xps_steer_lock);
+
+	kfree(text);
+	return err ? err : len;
+}
+
+static struct kobj_attribute map_attr = __ATTR_RW(map);
 
 /* What the compile probes found in this kernel, for bug reports. */
 static ssize_t features_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -132,7 +257,7 @@ static void remove_dir(struct kobject *kobj)
 	kobject_put(kobj);
 }
 
-/* tx-<n> with its xps_cpus file; NULL if out of memory. */
+/* tx-<n> with its files; NULL if out of memory. */
 static struct kobject *add_queue_dir(struct xps_steer_dev *xdev,
 				     unsigned int queue, int *err)
 {
@@ -146,6 +271,8 @@ static struct kobject *add_queue_dir(struct xps_steer_dev *xdev,
 		return NULL;
 	}
 	*err = sysfs_create_file(kobj, &xps_cpus_attr.attr);
+	if (!*err)
+		*err = sysfs_create_file(kobj, &xps_cpus_list_attr.attr);
 	if (*err) {
 		remove_dir(kobj);
 		return NULL;
@@ -173,8 +300,9 @@ void xps_steer_sysfs_del_dev(struct xps_steer_dev *xdev)
 }
 
 /*
- * <dev>/tx-<n> for every queue the device can have: the ones ethtool -L
- * adds later are configurable at once. Creates all or nothing.
+ * <dev>/map, and <dev>/tx-<n> for every queue the device can have: the
+ * ones ethtool -L adds later are configurable at once. Creates all or
+ * nothing.
  */
 int xps_steer_sysfs_add_dev(struct xps_steer_dev *xdev)
 {
@@ -186,6 +314,11 @@ int xps_steer_sysfs_add_dev(struct xps_steer_dev *xdev)
 	xdev->dir = kobject_create_and_add(xdev->name, root);
 	if (!xdev->dir)
 		return -ENOMEM;
+	err = sysfs_create_file(xdev->dir, &map_attr.attr);
+	if (err) {
+		xps_steer_sysfs_del_dev(xdev);
+		return err;
+	}
 	for (queue = 0; queue < xdev->nr_queues; queue++) {
 		xdev->queue_dirs[queue] = add_queue_dir(xdev, queue, &err);
 		if (err) {
