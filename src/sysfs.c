@@ -107,9 +107,19 @@ static int parse_hex(const char *buf, size_t len, unsigned long *mask)
 	return bitmap_parse(buf, len, mask, nr_cpumask_bits);
 }
 
+/*
+ * sysfs passes a store at most a page: kernfs cuts a longer write into
+ * pieces, sysfs before it (3.14) cut it short. A piece of a list or of a
+ * map means something else, so a text that may have been cut is refused
+ * whole.
+ */
+#define MAX_TEXT_LEN	(PAGE_SIZE - 2)
+
 /* A CPU list: sysfs gives us buf[len] == '\0'. */
 static int parse_list(const char *buf, size_t len, unsigned long *mask)
 {
+	if (len > MAX_TEXT_LEN)
+		return -E2BIG;
 	return xps_steer_parse_cpulist(buf, mask, nr_cpu_ids);
 }
 
@@ -187,13 +197,6 @@ static ssize_t map_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return ret;
 }
 
-/*
- * sysfs passes a store at most a page: kernfs cuts a longer write into
- * pieces, sysfs before it (3.14) cut it short. A piece of a map is not a
- * map, so a write that may have been cut is refused whole.
- */
-#define MAP_MAX_LEN	(PAGE_SIZE - 2)
-
 static ssize_t map_store(struct kobject *kobj, struct kobj_attribute *attr,
 			 const char *buf, size_t len)
 {
@@ -219,10 +222,10 @@ static ssize_t map_store(struct kobject *kobj, struct kobj_attribute *attr,
 		err = -EPERM;
 		pr_warn_ratelimited("%s: map write from another network namespace refused (%d)\n",
 				    xdev->name, err);
-	} else if (len > MAP_MAX_LEN) {
+	} else if (len > MAX_TEXT_LEN) {
 		err = -E2BIG;
 		pr_warn_ratelimited("%s: map write rejected: longer than %lu bytes (%d)\n",
-				    xdev->name, MAP_MAX_LEN, err);
+				    xdev->name, MAX_TEXT_LEN, err);
 	} else {
 		err = xps_steer_model_set_map(xdev, text, len, &where);
 		if (err && where.why)
