@@ -247,6 +247,26 @@ static inline ssize_t xps_steer_emit_mask(char *buf, const unsigned long *mask,
 }
 #endif
 
+/*
+ * A mask as a CPU list ("%*pbl": "0-3,8"), at most size - 1 characters
+ * and a NUL; returns the length it needs, as snprintf() does, so that a
+ * caller can tell it did not fit.
+ */
+#ifdef XPS_STEER_HAVE_BITMAP_PRINTK
+#define xps_steer_print_list(buf, size, mask, nbits) \
+	snprintf(buf, size, "%*pbl", (int)(nbits), mask)
+#else
+static inline int xps_steer_print_list(char *buf, size_t size,
+				       const unsigned long *mask,
+				       unsigned int nbits)
+{
+	int len = bitmap_scnlistprintf(buf, size, mask, nbits);
+
+	/* It cuts short silently: a full buffer may not have been enough. */
+	return len + 1 >= (int)size ? (int)size : len;
+}
+#endif
+
 #ifndef XPS_STEER_HAVE_STRSCPY
 #undef strscpy
 #define strscpy(dest, src, count)	((ssize_t)strlcpy(dest, src, count))

@@ -94,6 +94,13 @@ unsigned long xps_steer_counters_queue(struct xps_steer_dev *xdev,
 	return sum(queue_counter(xdev, queue));
 }
 
+/* tx-<n>/packets. */
+ssize_t xps_steer_counters_show_queue(struct xps_steer_dev *xdev,
+				      unsigned int queue, char *buf)
+{
+	return sysfs_emit(buf, "%lu\n", xps_steer_counters_queue(xdev, queue));
+}
+
 /* The stats file: "name value" lines, steered first. */
 ssize_t xps_steer_counters_show(struct xps_steer_dev *xdev, char *buf)
 {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /sys/kernel/xps_steer/<dev>/tx-<n>/xps_cpus: read and written exactly
- * like the kernel's /sys/class/net/<dev>/queues/tx-<n>/xps_cpus; the
+ * like the kernel's /sys/class/net/<dev>/queues/tx-<n>/xps_cpus; beside
+ * it xps_cpus_list, the same mask as a CPU list ("0-7,16-23"); the
+ * device's whole configuration in <dev>/map, written at once; the
  * counters, <dev>/stats and tx-<n>/packets; and
  * /sys/module/xps_steer/features: the compat probe results. The root
  * holds device directories only, so that any device name fits there.
@@ -27,6 +29,7 @@
 #include <linux/sysfs.h>
 #include <net/net_namespace.h>
 
+#include "maptext.h"
 #include "xps_steer.h"
 
 static struct kobject *root;
@@ -62,8 +65,9 @@ static struct xps_steer_dev *find_dev(struct kobject *kobj)
 	return NULL;
 }
 
-static ssize_t xps_cpus_show(struct kobject *kobj, struct kobj_attribute *attr,
-			     char *buf)
+static ssize_t show_queue(struct kobject *kobj, char *buf,
+			  ssize_t (*show)(struct xps_steer_dev *xdev,
+					  unsigned int queue, char *buf))
 {
 	struct xps_steer_dev *xdev;
 	unsigned int queue;
@@ -72,9 +76,21 @@ static ssize_t xps_cpus_show(struct kobject *kobj, struct kobj_attribute *attr,
 	mutex_lock(&xps_steer_lock);
 	xdev = find_queue(kobj, &queue);
 	if (xdev)
-		ret = xps_steer_model_show_mask(xdev, queue, buf);
+		ret = show(xdev, queue, buf);
 	mutex_unlock(&xps_steer_lock);
 	return ret;
+}
+
+static ssize_t xps_cpus_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return show_queue(kobj, buf, xps_steer_model_show_mask);
+}
+
+static ssize_t xps_cpus_list_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	return show_queue(kobj, buf, xps_steer_model_show_list);
 }
 
 /*
@@ -86,8 +102,32 @@ static bool writer_in_netns_of(const struct xps_steer_dev *xdev)
 	return net_eq(current->nsproxy->net_ns, dev_net(xdev->dev));
 }
 
-static ssize_t xps_cpus_store(struct kobject *kobj, struct kobj_attribute *attr,
-			      const char *buf, size_t len)
+/* The kernel's parser of xps_cpus: hex, comma-separated 32-bit groups. */
+static int parse_hex(const char *buf, size_t len, unsigned long *mask)
+{
+	return bitmap_parse(buf, len, mask, nr_cpumask_bits);
+}
+
+/*
+ * sysfs passes a store at most a page: kernfs cuts a longer write into
+ * pieces, sysfs before it (3.14) cut it short. A piece of a list or of a
+ * map means something else, so a text that may have been cut is refused
+ * whole.
+ */
+#define MAX_TEXT_LEN	(PAGE_SIZE - 2)
+
+/* A CPU list: sysfs gives us buf[len] == '\0'. */
+static int parse_list(const char *buf, size_t len, unsigned long *mask)
+{
+	if (len > MAX_TEXT_LEN)
+		return -E2BIG;
+	return xps_steer_parse_cpulist(buf, mask, nr_cpu_ids);
+}
+
+static ssize_t store_queue(struct kobject *kobj, const char *buf, size_t len,
+			   const char *file,
+			   int (*parse)(const char *buf, size_t len,
+					unsigned long *mask))
 {
 	struct xps_steer_dev *xdev;
 	cpumask_var_t mask;
@@ -95,8 +135,9 @@ static ssize_t xps_cpus_store(struct kobject *kobj, struct kobj_attribute *attr,
 	int err;
 
 	/*
-	 * Same checks, same order and same parser as net-sysfs.c. EPERM is
-	 * not logged: callers without privilege must not fill the log.
+	 * Same checks, same order and (for xps_cpus) same parser as
+	 * net-sysfs.c. EPERM is not logged: callers without privilege must
+	 * not fill the log.
 	 */
 	if (!capable(CAP_NET_ADMIN))
 		return -EPERM;
@@ -109,17 +150,17 @@ static ssize_t xps_cpus_store(struct kobject *kobj, struct kobj_attribute *attr,
 		err = -ENODEV;
 	} else if (!writer_in_netns_of(xdev)) {
 		err = -EPERM;
-		pr_warn_ratelimited("%s: tx-%u: xps_cpus write from another network namespace refused (%d)\n",
-				    xdev->name, queue, err);
+		pr_warn_ratelimited("%s: tx-%u: %s write from another network namespace refused (%d)\n",
+				    xdev->name, queue, file, err);
 	} else {
-		err = bitmap_parse(buf, len, cpumask_bits(mask), nr_cpumask_bits);
+		err = parse(buf, len, cpumask_bits(mask));
 		if (!err)
 			err = xps_steer_model_set_mask(xdev, queue,
-						       cpumask_bits(mask));
+						       cpumask_bits(mask), file);
 		/* The model logs ENXIO with its reason. */
 		if (err && err != -ENXIO)
-			pr_warn_ratelimited("%s: tx-%u: xps_cpus write rejected (%d)\n",
-					    xdev->name, queue, err);
+			pr_warn_ratelimited("%s: tx-%u: %s write rejected (%d)\n",
+					    xdev->name, queue, file, err);
 	}
 	mutex_unlock(&xps_steer_lock);
 
@@ -127,26 +168,41 @@ static ssize_t xps_cpus_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return err ? err : len;
 }
 
+static ssize_t xps_cpus_store(struct kobject *kobj, struct kobj_attribute *attr,
+			      const char *buf, size_t len)
+{
+	return store_queue(kobj, buf, len, "xps_cpus", parse_hex);
+}
+
+static ssize_t xps_cpus_list_store(struct kobject *kobj,
+				   struct kobj_attribute *attr,
+				   const char *buf, size_t len)
+{
+	return store_queue(kobj, buf, len, "xps_cpus_list", parse_list);
+}
+
 static struct kobj_attribute xps_cpus_attr = __ATTR_RW(xps_cpus);
+static struct kobj_attribute xps_cpus_list_attr = __ATTR_RW(xps_cpus_list);
 
 /* tx-<n>/packets: packets the map steered to this queue. */
 static ssize_t packets_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
 {
-	struct xps_steer_dev *xdev;
-	unsigned int queue;
-	ssize_t ret = -ENODEV;
-
-	mutex_lock(&xps_steer_lock);
-	xdev = find_queue(kobj, &queue);
-	if (xdev)
-		ret = sysfs_emit(buf, "%lu\n",
-				 xps_steer_counters_queue(xdev, queue));
-	mutex_unlock(&xps_steer_lock);
-	return ret;
+	return show_queue(kobj, buf, xps_steer_counters_show_queue);
 }
 
 static struct kobj_attribute packets_attr = __ATTR_RO(packets);
+
+static struct attribute *queue_attrs[] = {
+	&xps_cpus_attr.attr,
+	&xps_cpus_list_attr.attr,
+	&packets_attr.attr,
+	NULL
+};
+
+static const struct attribute_group queue_group = {
+	.attrs = queue_attrs,
+};
 
 /* <dev>/stats: steered packets, and the others by reason (counters.c). */
 static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -165,14 +221,75 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 static struct kobj_attribute stats_attr = __ATTR_RO(stats);
 
-static struct attribute *queue_attrs[] = {
-	&xps_cpus_attr.attr,
-	&packets_attr.attr,
+static ssize_t map_show(struct kobject *kobj, struct kobj_attribute *attr,
+			char *buf)
+{
+	struct xps_steer_dev *xdev;
+	ssize_t ret = -ENODEV;
+
+	mutex_lock(&xps_steer_lock);
+	xdev = find_dev(kobj);
+	if (xdev)
+		ret = xps_steer_model_show_map(xdev, buf);
+	mutex_unlock(&xps_steer_lock);
+	return ret;
+}
+
+static ssize_t map_store(struct kobject *kobj, struct kobj_attribute *attr,
+			 const char *buf, size_t len)
+{
+	struct xps_steer_maptext_err where = { 0 };
+	struct xps_steer_dev *xdev;
+	char *text;
+	int err;
+
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	/* The parser cuts its text into lines in place. */
+	text = kmalloc(len + 1, GFP_KERNEL);
+	if (!text)
+		return -ENOMEM;
+	memcpy(text, buf, len);
+	text[len] = '\0';
+
+	mutex_lock(&xps_steer_lock);
+	xdev = find_dev(kobj);
+	if (!xdev) {
+		err = -ENODEV;
+	} else if (!writer_in_netns_of(xdev)) {
+		err = -EPERM;
+		pr_warn_ratelimited("%s: map write from another network namespace refused (%d)\n",
+				    xdev->name, err);
+	} else if (len > MAX_TEXT_LEN) {
+		err = -E2BIG;
+		pr_warn_ratelimited("%s: map write rejected: longer than %lu bytes (%d)\n",
+				    xdev->name, MAX_TEXT_LEN, err);
+	} else {
+		err = xps_steer_model_set_map(xdev, text, len, &where);
+		if (err && where.why)
+			pr_warn_ratelimited("%s: map write rejected: line %u: %s (%d)\n",
+					    xdev->name, where.line, where.why,
+					    err);
+		else if (err)
+			pr_warn_ratelimited("%s: map write rejected (%d)\n",
+					    xdev->name, err);
+	}
+	mutex_unlock(&xps_steer_lock);
+
+	kfree(text);
+	return err ? err : len;
+}
+
+static struct kobj_attribute map_attr = __ATTR_RW(map);
+
+static struct attribute *dev_attrs[] = {
+	&map_attr.attr,
+	&stats_attr.attr,
 	NULL
 };
 
-static const struct attribute_group queue_group = {
-	.attrs = queue_attrs,
+static const struct attribute_group dev_group = {
+	.attrs = dev_attrs,
 };
 
 /* What the compile probes found in this kernel, for bug reports. */
@@ -232,8 +349,9 @@ void xps_steer_sysfs_del_dev(struct xps_steer_dev *xdev)
 }
 
 /*
- * <dev>/tx-<n> for every queue the device can have: the ones ethtool -L
- * adds later are configurable at once. Creates all or nothing.
+ * <dev>/map, and <dev>/tx-<n> for every queue the device can have: the
+ * ones ethtool -L adds later are configurable at once. Creates all or
+ * nothing.
  */
 int xps_steer_sysfs_add_dev(struct xps_steer_dev *xdev)
 {
@@ -245,7 +363,7 @@ int xps_steer_sysfs_add_dev(struct xps_steer_dev *xdev)
 	xdev->dir = kobject_create_and_add(xdev->name, root);
 	if (!xdev->dir)
 		return -ENOMEM;
-	err = sysfs_create_file(xdev->dir, &stats_attr.attr);
+	err = sysfs_create_group(xdev->dir, &dev_group);
 	if (err) {
 		xps_steer_sysfs_del_dev(xdev);
 		return err;

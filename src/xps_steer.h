@@ -14,9 +14,12 @@
  *              they apply to, and the map published from them
  *   map.c      building the per-CPU queue map from per-queue CPU masks
  *              (pure logic, see map.h; also built in userspace by the fuzzer)
+ *   maptext.c  parsing the map file and CPU lists (pure logic, maptext.h;
+ *              also built in userspace by the fuzzer)
  *   select.c   the per-packet ndo_select_queue hook
- *   sysfs.c    /sys/kernel/xps_steer/<dev>/tx-<n>/xps_cpus and
- *              /sys/module/xps_steer/features: parsing, printing, directories
+ *   sysfs.c    /sys/kernel/xps_steer/<dev>/map, <dev>/tx-<n>/xps_cpus and
+ *              xps_cpus_list, /sys/module/xps_steer/features: the files,
+ *              their checks and log lines, directories
  *   compat.h   what differs between kernels (force-included; probes/)
  */
 #ifndef XPS_STEER_H
@@ -140,7 +143,13 @@ void xps_steer_model_unpublish(struct xps_steer_dev *xdev);
 ssize_t xps_steer_model_show_mask(struct xps_steer_dev *xdev,
 				  unsigned int queue, char *buf);
 int xps_steer_model_set_mask(struct xps_steer_dev *xdev, unsigned int queue,
-			     const unsigned long *mask);
+			     const unsigned long *mask, const char *file);
+ssize_t xps_steer_model_show_list(struct xps_steer_dev *xdev,
+				  unsigned int queue, char *buf);
+ssize_t xps_steer_model_show_map(struct xps_steer_dev *xdev, char *buf);
+struct xps_steer_maptext_err;
+int xps_steer_model_set_map(struct xps_steer_dev *xdev, char *text,
+			    size_t len, struct xps_steer_maptext_err *err);
 
 /* counters.c */
 int xps_steer_counters_init(struct xps_steer_dev *xdev);
@@ -148,6 +157,8 @@ void xps_steer_counters_free(struct xps_steer_dev *xdev);
 unsigned long xps_steer_counters_queue(struct xps_steer_dev *xdev,
 				       unsigned int queue);
 ssize_t xps_steer_counters_show(struct xps_steer_dev *xdev, char *buf);
+ssize_t xps_steer_counters_show_queue(struct xps_steer_dev *xdev,
+				      unsigned int queue, char *buf);
 
 /* select.c */
 void xps_steer_hook_ops(struct net_device_ops *ops);

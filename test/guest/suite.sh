@@ -3,7 +3,7 @@
 # suite.sh - the in-guest functional suite of xps_steer (KTAP output): the
 # runner.  The tests live in one file per area (load.sh, steering.sh,
 # badinput.sh, lifecycle.sh, queues.sh, params.sh, devlist.sh, foreign.sh,
-# counters.sh), each declared by name
+# counters.sh, mapfile.sh), each declared by name
 # with test_def; the helpers in lib.sh.
 #
 # Usage (in the guest): suite.sh [T=name[,name...]]   (default: all tests,
@@ -55,6 +55,8 @@ SUITE_TESTS=(
 	offline_cpu_mask
 	concurrent_writers
 	counters_reconcile
+	map_file_rules
+	map_atomic_flip
 	ops_copied_after_attach
 	ops_copied_before_attach
 	final_no_warnings
@@ -82,6 +84,8 @@ HERE=$(dirname "$0")
 . "$HERE/foreign.sh"
 # shellcheck source=counters.sh
 . "$HERE/counters.sh"
+# shellcheck source=mapfile.sh
+. "$HERE/mapfile.sh"
 
 NQ=4		# tx queues of the multiqueue test devices
 FLOWS=64	# flows per sender: P(some of 4 queues unused) ~ 4*(3/4)^64
