@@ -302,6 +302,8 @@ static void attach(struct net_device *dev)
 	pin_if_unsafe();
 
 	pr_info("%s: attached (%u tx queues)\n", xdev->name, xdev->nr_queues);
+	/* Last: a udev rule may write the masks as soon as it hears. */
+	xps_steer_event(xdev, KOBJ_ADD, NULL);
 	return;
 
 err_put:
@@ -374,6 +376,8 @@ static void detach(struct xps_steer_dev *xdev)
 	}
 	mutex_unlock(&xps_steer_lock);
 
+	/* While the directory the event names still exists. */
+	xps_steer_event(xdev, KOBJ_REMOVE, NULL);
 	xps_steer_sysfs_del_dev(xdev);
 	reap_later(xdev);
 
@@ -400,6 +404,9 @@ static void follow_rename(struct xps_steer_dev *xdev)
 	mutex_unlock(&xps_steer_lock);
 	xps_steer_sysfs_rename(xdev);
 	pr_info("%s: renamed to %s\n", old, xdev->name);
+	/* Not if the directory kept its old name (logged by sysfs.c). */
+	if (!strcmp(kobject_name(xdev->dir), xdev->name))
+		xps_steer_event(xdev, KOBJ_MOVE, old);
 }
 
 static int netdev_event(struct notifier_block *nb, unsigned long event,

@@ -17,6 +17,7 @@
  *   sysfs.c    /sys/kernel/xps_steer/<dev>/tx-<n>/xps_cpus and
  *              /sys/module/xps_steer/features: parsing, printing, directories
  *   status.c   /sys/module/xps_steer/status: the state of each name in dev=
+ *   events.c   uevents when a device is attached, renamed or detached
  *   compat.h   what differs between kernels (force-included; probes/)
  */
 #ifndef XPS_STEER_H
@@ -143,6 +144,10 @@ void xps_steer_status_refused(const struct net_device *dev,
 			      enum xps_steer_refusal why, const char *driver,
 			      int value);
 void xps_steer_status_forget(const struct net_device *dev);
+
+/* events.c */
+void xps_steer_event(struct xps_steer_dev *xdev, enum kobject_action action,
+		     const char *old_name);
 
 /* sysfs.c */
 int xps_steer_sysfs_init(void);
