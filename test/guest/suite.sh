@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # suite.sh - the in-guest functional suite of xps_steer (KTAP output): the
 # runner.  The tests live in one file per area (load.sh, steering.sh,
-# badinput.sh, lifecycle.sh, queues.sh, params.sh, devlist.sh, foreign.sh), each declared by name
+# badinput.sh, lifecycle.sh, queues.sh, params.sh, devlist.sh, foreign.sh,
+# status.sh, events.sh), each declared by name
 # with test_def; the helpers in lib.sh.
 #
 # Usage (in the guest): suite.sh [T=name[,name...]]   (default: all tests,
@@ -55,6 +56,9 @@ SUITE_TESTS=(
 	concurrent_writers
 	ops_copied_after_attach
 	ops_copied_before_attach
+	status_file
+	status_hook
+	uevents_attach
 	final_no_warnings
 )
 
@@ -78,6 +82,10 @@ HERE=$(dirname "$0")
 . "$HERE/devlist.sh"
 # shellcheck source=foreign.sh
 . "$HERE/foreign.sh"
+# shellcheck source=status.sh
+. "$HERE/status.sh"
+# shellcheck source=events.sh
+. "$HERE/events.sh"
 
 NQ=4		# tx queues of the multiqueue test devices
 FLOWS=64	# flows per sender: P(some of 4 queues unused) ~ 4*(3/4)^64
