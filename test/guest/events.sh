@@ -54,7 +54,9 @@ ev_expect() {
 	want=
 	[ ${#EV_WANT[@]} = 0 ] || want=$(printf '%s\n' "${EV_WANT[@]}")
 	if [ "$(cat "$UEV")" = "$want" ]; then
-		diag "$label: ${*:-no new event}"
+		diag "$label:"
+		[ $# != 0 ] || diag "  no new event"
+		[ $# = 0 ] || printf '%s\n' "$@" | sed 's/^/#   /'
 		return 0
 	fi
 	fail "$label: the xps_steer uevents differ from the expected ones"
@@ -89,8 +91,9 @@ t_uevents_attach() {
 	must ip link del late1 || return
 	ev_expect "late1 deleted" "$(ev_rm late1)" || return
 	must ip link add mv0 numtxqueues "$NQ" type dummy || return
+	ev_expect "mv0 registered" "$(ev_add mv0)" || return
 	must ip link set mv0 netns ref || return
-	ev_expect "mv0 registered, moved to netns ref" "$(ev_add mv0)" "$(ev_rm mv0)" || return
+	ev_expect "mv0 moved to netns ref" "$(ev_rm mv0)" || return
 
 	# dum0 stays attached through both writes until the second drops it.
 	xw - "$DEVP" dum0,veth0
