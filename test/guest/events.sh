@@ -30,10 +30,10 @@ ev_start() {
 
 ev_lines_ge() { [ "$(wc -l <"$UEV")" -ge "$1" ]; }
 
-# ev_add NAME, ev_move NEW OLD, ev_rm NAME: the line uevmon prints for
-# each event.
+# ev_add NAME [QUEUES], ev_move NEW OLD, ev_rm NAME: the line uevmon
+# prints for each event (QUEUES: NQ).
 ev_add() {
-	echo "ACTION=add DEVPATH=/kernel/xps_steer/$1 SUBSYSTEM=xps_steer INTERFACE=$1 tree=$NQ"
+	echo "ACTION=add DEVPATH=/kernel/xps_steer/$1 SUBSYSTEM=xps_steer INTERFACE=$1 tree=${2:-$NQ}"
 }
 ev_move() {
 	echo "ACTION=move DEVPATH=/kernel/xps_steer/$1 SUBSYSTEM=xps_steer INTERFACE=$1 INTERFACE_OLD=$2 DEVPATH_OLD=/kernel/xps_steer/$2"
@@ -69,7 +69,7 @@ ev_expect() {
 
 ev_del() {
 	local d
-	for d in late0 late1 s0 s1 mv0; do ip link del "$d" 2>/dev/null; done
+	for d in late0 late1 s0 s1 mv0 big0; do ip link del "$d" 2>/dev/null; done
 	ip -n ref link del mv0 2>/dev/null
 }
 
@@ -79,10 +79,17 @@ t_uevents_attach() {
 	must ip link add s0 type dummy || return
 	ev_start || return
 
-	xps_load dev=dum0,late0,s0,mv0 || return
+	xps_load dev=dum0,late0,s0,mv0,big0 || return
 	ev_expect "load, dum0 present, s0 single-queue" "$(ev_add dum0)" || return
 	must ip link add late0 numtxqueues "$NQ" type dummy || return
 	ev_expect "late0 registered" "$(ev_add late0)" || return
+	# 4096 tx-<n> directories take long enough to create that an add
+	# sent before the last of them would be read with fewer (seen: an add
+	# sent before the tx-<n> of 4 queues was still read with all 4).
+	must ip link add big0 numtxqueues 4096 type dummy || return
+	ev_expect "big0 (4096 queues) registered" "$(ev_add big0 4096)" || return
+	must ip link del big0 || return
+	ev_expect "big0 deleted" "$(ev_rm big0)" || return
 	must ip link set late0 name late1 || return
 	ev_expect "late0 renamed late1" "$(ev_move late1 late0)" || return
 	must ip link set s0 name s1 || return
