@@ -181,29 +181,34 @@ static struct xps_steer_dev *lookup_dev(const struct net_device *dev)
 	return NULL;
 }
 
-/* Why dev cannot be attached, logged; false if it can be. */
+/* Why dev cannot be attached, logged and kept for status; false if it can be. */
 static bool refuse(const struct net_device *dev)
 {
 	const char *driver, *why;
 
 	if (dev->num_tx_queues < 2) {
 		pr_warn("%s: refused: single-queue device\n", dev->name);
+		xps_steer_status_refused(dev, XPS_STEER_SINGLE_QUEUE, NULL, 0);
 		return true;
 	}
 	/* Queue numbers are u16, and U16_MAX means "no queue" to the core. */
 	if (dev->num_tx_queues > XPS_STEER_MAX_QUEUES) {
 		pr_warn("%s: refused: %u tx queues is more than supported (%u)\n",
 			dev->name, dev->num_tx_queues, XPS_STEER_MAX_QUEUES);
+		xps_steer_status_refused(dev, XPS_STEER_TOO_MANY_QUEUES, NULL,
+					 dev->num_tx_queues);
 		return true;
 	}
 	if (xps_steer_denied(dev, &driver, &why)) {
 		pr_warn("%s: refused: driver %s recognises its devices by their netdev_ops pointer (%s)\n",
 			dev->name, driver, why);
+		xps_steer_status_refused(dev, XPS_STEER_DENYLISTED, driver, 0);
 		return true;
 	}
 	if (dev->netdev_ops->ndo_select_queue) {
 		pr_warn("%s: refused: driver has its own ndo_select_queue\n",
 			dev->name);
+		xps_steer_status_refused(dev, XPS_STEER_OWN_SELECT_QUEUE, NULL, 0);
 		return true;
 	}
 	return false;
@@ -262,6 +267,7 @@ static void attach(struct net_device *dev)
 	xdev = alloc_dev(dev);
 	if (!xdev) {
 		pr_err("%s: not attached: out of memory\n", dev->name);
+		xps_steer_status_refused(dev, XPS_STEER_NO_MEMORY, NULL, 0);
 		goto err_put;
 	}
 	err = xps_steer_sysfs_add_dev(xdev);
@@ -269,6 +275,7 @@ static void attach(struct net_device *dev)
 		free_dev(xdev);
 		pr_err("%s: not attached: cannot create its sysfs tree (%d)\n",
 		       dev->name, err);
+		xps_steer_status_refused(dev, XPS_STEER_NO_SYSFS, NULL, err);
 		goto err_put;
 	}
 
@@ -292,6 +299,7 @@ static void attach(struct net_device *dev)
 		free_dev(xdev);
 		pr_err("%s: not attached: all %d slots are in use or kept\n",
 		       dev->name, XPS_STEER_MAX_DEVS);
+		xps_steer_status_refused(dev, XPS_STEER_NO_SLOT, NULL, 0);
 		goto err_put;
 	}
 	/* The copy and its slot are complete before any CPU can call it. */
@@ -299,6 +307,8 @@ static void attach(struct net_device *dev)
 	pin_if_unsafe();
 
 	pr_info("%s: attached (%u tx queues)\n", xdev->name, xdev->nr_queues);
+	/* Last: a udev rule may write the masks as soon as it hears. */
+	xps_steer_event(xdev, KOBJ_ADD, NULL);
 	return;
 
 err_put:
@@ -315,13 +325,27 @@ static void reap_later(struct xps_steer_dev *xdev)
 	queue_work(system_long_wq, &reap_work);
 }
 
-/* dev->netdev_ops is a copy of our copy: it still leads to our hook. */
-static bool copied_by_someone(const struct xps_steer_dev *xdev)
+/*
+ * Whether the device still wears our copy of its ops, a copy of our copy
+ * (which still leads to our hook), or ops that do not lead to us. Caller
+ * holds rtnl, under which ops are replaced; xdev is attached.
+ */
+enum xps_steer_hook xps_steer_hook_state(const struct xps_steer_dev *xdev)
 {
 	const struct net_device_ops *now = xdev->dev->netdev_ops;
 
-	return now != &xdev->slot->ops &&
-	       now->ndo_select_queue == xdev->slot->ops.ndo_select_queue;
+	ASSERT_RTNL();
+	if (now == &xdev->slot->ops)
+		return XPS_STEER_HOOK_INSTALLED;
+	if (now->ndo_select_queue == xdev->slot->ops.ndo_select_queue)
+		return XPS_STEER_HOOK_COPIED;
+	return XPS_STEER_HOOK_REPLACED;
+}
+
+/* dev->netdev_ops is a copy of our copy: it still leads to our hook. */
+static bool copied_by_someone(const struct xps_steer_dev *xdev)
+{
+	return xps_steer_hook_state(xdev) == XPS_STEER_HOOK_COPIED;
 }
 
 /*
@@ -357,6 +381,8 @@ static void detach(struct xps_steer_dev *xdev)
 	}
 	mutex_unlock(&xps_steer_lock);
 
+	/* While the directory the event names still exists. */
+	xps_steer_event(xdev, KOBJ_REMOVE, NULL);
 	xps_steer_sysfs_del_dev(xdev);
 	reap_later(xdev);
 
@@ -383,6 +409,9 @@ static void follow_rename(struct xps_steer_dev *xdev)
 	mutex_unlock(&xps_steer_lock);
 	xps_steer_sysfs_rename(xdev);
 	pr_info("%s: renamed to %s\n", old, xdev->name);
+	/* Not if the directory kept its old name (logged by sysfs.c). */
+	if (!strcmp(kobject_name(xdev->dir), xdev->name))
+		xps_steer_event(xdev, KOBJ_MOVE, old);
 }
 
 static int netdev_event(struct notifier_block *nb, unsigned long event,
@@ -396,6 +425,10 @@ static int netdev_event(struct notifier_block *nb, unsigned long event,
 		return NOTIFY_DONE;
 
 	xdev = lookup_dev(dev);
+	/* A refusal is about a device under a name: both may change here. */
+	if (!xdev && (event == NETDEV_REGISTER || event == NETDEV_CHANGENAME ||
+		      event == NETDEV_UNREGISTER))
+		xps_steer_status_forget(dev);
 	switch (event) {
 	case NETDEV_REGISTER:
 	case NETDEV_CHANGENAME:
@@ -415,6 +448,13 @@ static int netdev_event(struct notifier_block *nb, unsigned long event,
 static struct notifier_block notifier = {
 	.notifier_call = netdev_event,
 };
+
+/* The i-th name dev= asks for, NULL past the last; caller holds rtnl. */
+const char *xps_steer_requested_name(unsigned int i)
+{
+	ASSERT_RTNL();
+	return i < requested.nr ? requested.name[i] : NULL;
+}
 
 /* The list of names as one string, for reading dev=; NULL if no memory. */
 static char *names_string(void)
@@ -476,6 +516,8 @@ static int set_names(const char *val)
 	mutex_lock(&xps_steer_lock);
 	requested = *list;
 	mutex_unlock(&xps_steer_lock);
+	/* Refusals are found again below, for the names still listed. */
+	xps_steer_status_forget(NULL);
 	list_for_each_entry_safe(xdev, tmp, &xps_steer_devices, node)
 		if (!in_list(list, xdev->name) && !in_list(list, xdev->attached_as))
 			detach(xdev);

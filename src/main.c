@@ -25,12 +25,17 @@ static int __init xps_steer_init(void)
 	err = xps_steer_sysfs_init();
 	if (err)
 		goto err_slots;
-	err = xps_steer_attach_init(dev_param);
+	err = xps_steer_status_init();
 	if (err)
 		goto err_sysfs;
+	err = xps_steer_attach_init(dev_param);
+	if (err)
+		goto err_status;
 	pr_info("version %s loaded\n", XPS_STEER_VERSION);
 	return 0;
 
+err_status:
+	xps_steer_status_exit();
 err_sysfs:
 	xps_steer_sysfs_exit();
 err_slots:
@@ -41,6 +46,7 @@ err_slots:
 static void __exit xps_steer_exit(void)
 {
 	xps_steer_attach_exit();
+	xps_steer_status_exit();
 	xps_steer_sysfs_exit();
 	xps_steer_slots_exit();
 	pr_info("unloaded\n");

@@ -10,9 +10,11 @@
  *
  * The directories are plain kobject_create_and_add() kobjects: their
  * release code lives in the kernel, not in this module, so a late
- * kobject release can never run after the module is gone. Attribute
- * handlers find their device by looking the directory up under
- * xps_steer_lock, which also tells them when the device has gone.
+ * kobject release can never run after the module is gone. (The root is
+ * a kset, released by the kernel too, only so that uevents about device
+ * directories have a subsystem: events.c.) Attribute handlers find their
+ * device by looking the directory up under xps_steer_lock, which also
+ * tells them when the device has gone.
  *
  * Handlers never take rtnl: removal happens under rtnl and waits for
  * running handlers, so a handler waiting for rtnl would deadlock.
@@ -32,7 +34,7 @@
 #include "maptext.h"
 #include "xps_steer.h"
 
-static struct kobject *root;
+static struct kset *root;
 
 /* The device and queue behind a tx-<n> kobject; NULL once it is gone. */
 static struct xps_steer_dev *find_queue(struct kobject *kobj,
@@ -360,7 +362,7 @@ int xps_steer_sysfs_add_dev(struct xps_steer_dev *xdev)
 
 	ASSERT_RTNL();
 	/* NULL is a failed allocation: no name can collide in the root. */
-	xdev->dir = kobject_create_and_add(xdev->name, root);
+	xdev->dir = kobject_create_and_add(xdev->name, &root->kobj);
 	if (!xdev->dir)
 		return -ENOMEM;
 	err = sysfs_create_group(xdev->dir, &dev_group);
@@ -393,17 +395,18 @@ int xps_steer_sysfs_init(void)
 {
 	int err;
 
-	root = kobject_create_and_add("xps_steer", kernel_kobj);
+	/* No uevent_ops: the subsystem is the kset's name, xps_steer. */
+	root = kset_create_and_add("xps_steer", NULL, kernel_kobj);
 	if (!root)
 		return -ENOMEM;
 	err = sysfs_create_file(&THIS_MODULE->mkobj.kobj, &features_attr.attr);
 	if (err)
-		remove_dir(root);
+		kset_unregister(root);
 	return err;
 }
 
 void xps_steer_sysfs_exit(void)
 {
 	sysfs_remove_file(&THIS_MODULE->mkobj.kobj, &features_attr.attr);
-	remove_dir(root);
+	kset_unregister(root);
 }

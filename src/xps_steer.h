@@ -20,6 +20,8 @@
  *   sysfs.c    /sys/kernel/xps_steer/<dev>/map, <dev>/tx-<n>/xps_cpus and
  *              xps_cpus_list, /sys/module/xps_steer/features: the files,
  *              their checks and log lines, directories
+ *   status.c   /sys/module/xps_steer/status: the state of each name in dev=
+ *   events.c   uevents when a device is attached, renamed or detached
  *   compat.h   what differs between kernels (force-included; probes/)
  */
 #ifndef XPS_STEER_H
@@ -119,10 +121,30 @@ struct xps_steer_dev {
 extern struct mutex xps_steer_lock;
 extern struct list_head xps_steer_devices;
 
+/* Whether an attached device's ops still lead to our hook (status.c). */
+enum xps_steer_hook {
+	XPS_STEER_HOOK_INSTALLED,	/* dev->netdev_ops is our copy */
+	XPS_STEER_HOOK_COPIED,		/* someone's copy of our copy */
+	XPS_STEER_HOOK_REPLACED,	/* ops that do not lead to us */
+};
+
+/* Why a requested device is not attached (status.c names each). */
+enum xps_steer_refusal {
+	XPS_STEER_SINGLE_QUEUE,
+	XPS_STEER_TOO_MANY_QUEUES,
+	XPS_STEER_DENYLISTED,
+	XPS_STEER_OWN_SELECT_QUEUE,
+	XPS_STEER_NO_MEMORY,		/* the rest are failures, not refusals */
+	XPS_STEER_NO_SYSFS,
+	XPS_STEER_NO_SLOT,
+};
+
 /* attach.c */
 extern const struct kernel_param_ops xps_steer_dev_param_ops;
 int xps_steer_attach_init(const char *names);
 void xps_steer_attach_exit(void);
+const char *xps_steer_requested_name(unsigned int i);
+enum xps_steer_hook xps_steer_hook_state(const struct xps_steer_dev *xdev);
 
 /* denylist.c */
 bool xps_steer_denied(const struct net_device *dev, const char **driver,
@@ -162,6 +184,18 @@ ssize_t xps_steer_counters_show_queue(struct xps_steer_dev *xdev,
 
 /* select.c */
 void xps_steer_hook_ops(struct net_device_ops *ops);
+
+/* status.c */
+int xps_steer_status_init(void);
+void xps_steer_status_exit(void);
+void xps_steer_status_refused(const struct net_device *dev,
+			      enum xps_steer_refusal why, const char *driver,
+			      int value);
+void xps_steer_status_forget(const struct net_device *dev);
+
+/* events.c */
+void xps_steer_event(struct xps_steer_dev *xdev, enum kobject_action action,
+		     const char *old_name);
 
 /* sysfs.c */
 int xps_steer_sysfs_init(void);
