@@ -79,6 +79,18 @@
 #define xps_steer_sender_cpu(skb)	UINT_MAX
 #endif
 
+/*
+ * The receive queue a socket last heard from, or -1; the xps_rxqs map
+ * is only read, and only written, where sockets record it.
+ */
+#if defined(XPS_STEER_HAVE_SK_RX_QUEUE_GET) && IS_ENABLED(CONFIG_XPS)
+#define XPS_STEER_SOCKETS_RECORD_RX_QUEUE	1
+#define xps_steer_sk_rx_queue(sk)		sk_rx_queue_get(sk)
+#else
+#define XPS_STEER_SOCKETS_RECORD_RX_QUEUE	0
+#define xps_steer_sk_rx_queue(sk)		(-1)
+#endif
+
 #ifndef XPS_STEER_HAVE_SK_FULLSOCK
 #undef sk_fullsock
 #define sk_fullsock(sk)		((sk)->sk_state != TCP_TIME_WAIT)
@@ -205,9 +217,11 @@ static inline void *xps_steer_kvcalloc(size_t n, size_t size, gfp_t flags)
 
 #ifndef XPS_STEER_HAVE_BITMAP_ALLOC
 #undef bitmap_alloc
+#undef bitmap_zalloc
 #undef bitmap_free
 #define bitmap_alloc(nbits, flags) \
 	kmalloc_array(BITS_TO_LONGS(nbits), sizeof(unsigned long), flags)
+#define bitmap_zalloc(nbits, flags)	bitmap_alloc(nbits, (flags) | __GFP_ZERO)
 #define bitmap_free(bitmap)	kfree(bitmap)
 #endif
 

@@ -44,7 +44,7 @@ int xps_steer_counters_init(struct xps_steer_dev *xdev)
 	if (!ctr)
 		return -ENOMEM;
 	xdev->counters = ctr;
-	ctr->reasons = alloc_counters(XPS_STEER_NR_REASONS);
+	ctr->reasons = alloc_counters(XPS_STEER_NR_COUNTERS);
 	if (!ctr->reasons)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
@@ -101,7 +101,10 @@ ssize_t xps_steer_counters_show_queue(struct xps_steer_dev *xdev,
 	return sysfs_emit(buf, "%lu\n", xps_steer_counters_queue(xdev, queue));
 }
 
-/* The stats file: "name value" lines, steered first. */
+/*
+ * The stats file: "name value" lines, steered first, then the part of
+ * them the receive-queue map steered, then the reasons.
+ */
 ssize_t xps_steer_counters_show(struct xps_steer_dev *xdev, char *buf)
 {
 	unsigned long steered = 0;
@@ -111,6 +114,9 @@ ssize_t xps_steer_counters_show(struct xps_steer_dev *xdev, char *buf)
 	for (queue = 0; queue < xdev->nr_queues; queue++)
 		steered += xps_steer_counters_queue(xdev, queue);
 	len = sysfs_emit(buf, "steered %lu\n", steered);
+	len += sysfs_emit_at(buf, len, "steered_by_rxqs %lu\n",
+			     sum(xdev->counters->reasons +
+				 XPS_STEER_STEERED_BY_RXQS));
 	for (r = 0; r < XPS_STEER_NR_REASONS; r++)
 		len += sysfs_emit_at(buf, len, "%s %lu\n", reason_names[r],
 				     sum(xdev->counters->reasons + r));

@@ -14,6 +14,16 @@
  * are built aside, the map from them, and both go in with one publish,
  * so that no packet sees a half-applied configuration.
  *
+ * Each queue also has a mask of receive queues (tx-<n>/xps_rxqs), from
+ * which a second map is built, indexed by receive queue: the TX path
+ * tries it first for a socket that recorded its receive queue, as
+ * mainline's get_xps_queue() does.
+ *
+ * Traffic classes (mqprio, taprio, DCB) may change at any time, with no
+ * notifier either: masks are kept as written, and the TX path picks
+ * among the sending CPU's queues those of the packet's class. Only a
+ * write to a queue that is in no class is refused, like the kernel's.
+ *
  * Everything here runs under xps_steer_lock.
  */
 #include <linux/bitmap.h>
@@ -31,28 +41,41 @@ static unsigned long *queue_mask(struct xps_steer_dev *xdev,
 	return xdev->masks + (size_t)queue * xdev->mask_longs;
 }
 
+static unsigned long *rxq_mask(struct xps_steer_dev *xdev, unsigned int queue)
+{
+	return xdev->rxq_masks + (size_t)queue * xdev->rxq_mask_longs;
+}
+
 int xps_steer_model_init(struct xps_steer_dev *xdev)
 {
 	xdev->nr_queues = xdev->dev->num_tx_queues;
 	xdev->mask_longs = BITS_TO_LONGS(nr_cpu_ids);
 	xdev->masks = kvcalloc(array_size(xdev->nr_queues, xdev->mask_longs),
 			       sizeof(unsigned long), GFP_KERNEL);
-	return xdev->masks ? 0 : -ENOMEM;
+	xdev->nr_rxqs = xdev->dev->num_rx_queues;
+	xdev->rxq_mask_longs = BITS_TO_LONGS(xdev->nr_rxqs);
+	xdev->rxq_masks = kvcalloc(array_size(xdev->nr_queues,
+					      xdev->rxq_mask_longs),
+				   sizeof(unsigned long), GFP_KERNEL);
+	return xdev->masks && xdev->rxq_masks ? 0 : -ENOMEM;
 }
 
-/* Caller made sure no map is published any more. */
+/* Also after a failed init. Caller made sure no map is published any more. */
 void xps_steer_model_free(struct xps_steer_dev *xdev)
 {
 	kvfree(xdev->masks);
 	xdev->masks = NULL;
+	kvfree(xdev->rxq_masks);
+	xdev->rxq_masks = NULL;
 }
 
 /* Swap in map (NULL: none); the old one goes after a grace period. */
-static void replace_map(struct xps_steer_dev *xdev, struct xps_steer_map *map)
+static void replace_map(struct xps_steer_map __rcu **where,
+			struct xps_steer_map *map)
 {
 	struct xps_steer_map *old;
 
-	old = rcu_replace_pointer(xdev->slot->map, map,
+	old = rcu_replace_pointer(*where, map,
 				  lockdep_is_held(&xps_steer_lock));
 	if (old)
 		kvfree_rcu(old, rcu);
@@ -62,7 +85,32 @@ static void replace_map(struct xps_steer_dev *xdev, struct xps_steer_map *map)
 void xps_steer_model_unpublish(struct xps_steer_dev *xdev)
 {
 	lockdep_assert_held(&xps_steer_lock);
-	replace_map(xdev, NULL);
+	replace_map(&xdev->slot->map, NULL);
+	replace_map(&xdev->slot->rxq_map, NULL);
+}
+
+/*
+ * Why a mask cannot be set on queue, or NULL if it can: with traffic
+ * classes, a queue in no class carries no packet (the kernel's
+ * netif_set_xps_queue() refuses it with EINVAL), and a subordinate
+ * device's queues belong to its lower device. Read without rtnl, as the
+ * TX path reads them: a class change racing the check is no different
+ * from one just after it, which leaves the masks as they are.
+ */
+static const char *class_refusal(const struct net_device *dev,
+				 unsigned int queue)
+{
+	int num_tc = READ_ONCE(dev->num_tc);
+	int tc;
+
+	if (!num_tc)
+		return NULL;
+	if (num_tc < 0)
+		return "subordinate device, steered by its lower device";
+	for (tc = 0; tc < num_tc && tc < TC_MAX_QUEUE; tc++)
+		if (queue - dev->tc_to_txq[tc].offset < dev->tc_to_txq[tc].count)
+			return NULL;
+	return "queue in no traffic class";
 }
 
 ssize_t xps_steer_model_show_mask(struct xps_steer_dev *xdev,
@@ -70,6 +118,14 @@ ssize_t xps_steer_model_show_mask(struct xps_steer_dev *xdev,
 {
 	lockdep_assert_held(&xps_steer_lock);
 	return xps_steer_emit_mask(buf, queue_mask(xdev, queue), nr_cpu_ids);
+}
+
+/* xps_rxqs: hex like xps_cpus, one bit per receive queue. */
+ssize_t xps_steer_model_show_rxqs(struct xps_steer_dev *xdev,
+				  unsigned int queue, char *buf)
+{
+	lockdep_assert_held(&xps_steer_lock);
+	return xps_steer_emit_mask(buf, rxq_mask(xdev, queue), xdev->nr_rxqs);
 }
 
 /* A mask as a CPU list ("%*pbl", "0-3,8"), newline-terminated. */
@@ -117,14 +173,38 @@ ssize_t xps_steer_model_show_map(struct xps_steer_dev *xdev, char *buf)
 }
 
 /*
+ * A map may name a queue in no traffic class only with an empty list;
+ * logs the first queue that breaks this.
+ */
+static int check_classes(struct xps_steer_dev *xdev, const unsigned long *next)
+{
+	const char *why;
+	unsigned int queue;
+
+	for (queue = 0; queue < xdev->nr_queues; queue++) {
+		if (bitmap_empty(next + (size_t)queue * xdev->mask_longs,
+				 nr_cpu_ids))
+			continue;
+		why = class_refusal(xdev->dev, queue);
+		if (why) {
+			pr_warn_ratelimited("%s: map write rejected: tx-%u: %s (%d)\n",
+					    xdev->name, queue, why, -EINVAL);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
  * Replace every mask with those of a map text (maptext.c, which cuts
  * text, text[len] == '\0', in place) and publish the map built from them
- * once; all or nothing. On a bad line, err says which and why.
+ * once; all or nothing. Logs why it refuses, with the line at fault.
  */
 int xps_steer_model_set_map(struct xps_steer_dev *xdev, char *text,
-			    size_t len, struct xps_steer_maptext_err *err)
+			    size_t len)
 {
 	unsigned int active = READ_ONCE(xdev->dev->real_num_tx_queues);
+	struct xps_steer_maptext_err where = { 0 };
 	unsigned long *next, *seen;
 	struct xps_steer_map *map;
 	int ret;
@@ -139,9 +219,12 @@ int xps_steer_model_set_map(struct xps_steer_dev *xdev, char *text,
 	ret = xps_steer_maptext_parse(text, len, xdev->masks, next, seen,
 				      xdev->mask_longs, xdev->nr_queues,
 				      min(active, xdev->nr_queues), nr_cpu_ids,
-				      err);
+				      &where);
 	if (ret)
 		goto out;
+	ret = check_classes(xdev, next);
+	if (ret)
+		goto out_logged;
 	map = xps_steer_map_build(next, xdev->mask_longs, xdev->nr_queues,
 				  nr_cpu_ids);
 	if (IS_ERR(map)) {
@@ -149,47 +232,118 @@ int xps_steer_model_set_map(struct xps_steer_dev *xdev, char *text,
 		goto out;
 	}
 	swap(xdev->masks, next);
-	replace_map(xdev, map);
+	replace_map(&xdev->slot->map, map);
 out:
+	if (ret && where.why)
+		pr_warn_ratelimited("%s: map write rejected: line %u: %s (%d)\n",
+				    xdev->name, where.line, where.why, ret);
+	else if (ret)
+		pr_warn_ratelimited("%s: map write rejected (%d)\n",
+				    xdev->name, ret);
+out_logged:
 	bitmap_free(seen);
 	kvfree(next);
 	return ret;
 }
 
 /*
- * Set one queue's mask, written to its file (for the log line), and
- * publish the map built from all of them; all or nothing. Logs ENXIO
- * with its reason; the caller logs the rest.
+ * Whether a queue's own files may take a mask; logs why not: an inactive
+ * queue (ENXIO), a queue in no traffic class (EINVAL, like the kernel).
  */
-int xps_steer_model_set_mask(struct xps_steer_dev *xdev, unsigned int queue,
-			     const unsigned long *mask, const char *file)
+static int check_queue(struct xps_steer_dev *xdev, unsigned int queue,
+		       const char *file)
 {
 	unsigned int active = READ_ONCE(xdev->dev->real_num_tx_queues);
-	struct xps_steer_map *map;
-	unsigned long *saved;
-	int err = 0;
+	const char *why;
 
-	lockdep_assert_held(&xps_steer_lock);
 	if (queue >= active) {
 		pr_warn_ratelimited("%s: tx-%u: %s write rejected: queue not in use, %u of %u tx queues active (%d)\n",
 				    xdev->name, queue, file, active, xdev->nr_queues,
 				    -ENXIO);
 		return -ENXIO;
 	}
+	why = class_refusal(xdev->dev, queue);
+	if (why) {
+		pr_warn_ratelimited("%s: tx-%u: %s write rejected: %s (%d)\n",
+				    xdev->name, queue, file, why, -EINVAL);
+		return -EINVAL;
+	}
+	return 0;
+}
 
-	saved = bitmap_alloc(nr_cpu_ids, GFP_KERNEL);
+/*
+ * Set one queue's mask among masks (longs longs per queue, nbits bits
+ * used) and publish the map built from all of them at *where; all or
+ * nothing. Logs a failure, naming file.
+ */
+static int set_one(struct xps_steer_dev *xdev, unsigned int queue,
+		   const unsigned long *mask, unsigned long *masks,
+		   unsigned int longs, unsigned int nbits,
+		   struct xps_steer_map __rcu **where, const char *file)
+{
+	unsigned long *cur = masks + (size_t)queue * longs;
+	struct xps_steer_map *map;
+	unsigned long *saved;
+	int err = -ENOMEM;
+
+	saved = bitmap_alloc(nbits, GFP_KERNEL);
 	if (!saved)
-		return -ENOMEM;
-	bitmap_copy(saved, queue_mask(xdev, queue), nr_cpu_ids);
-	bitmap_copy(queue_mask(xdev, queue), mask, nr_cpu_ids);
-	map = xps_steer_map_build(xdev->masks, xdev->mask_longs,
-				  xdev->nr_queues, nr_cpu_ids);
+		goto out;
+	bitmap_copy(saved, cur, nbits);
+	bitmap_copy(cur, mask, nbits);
+	map = xps_steer_map_build(masks, longs, xdev->nr_queues, nbits);
 	if (IS_ERR(map)) {
-		bitmap_copy(queue_mask(xdev, queue), saved, nr_cpu_ids);
+		bitmap_copy(cur, saved, nbits);
 		err = PTR_ERR(map);
 	} else {
-		replace_map(xdev, map);
+		replace_map(where, map);
+		err = 0;
 	}
 	bitmap_free(saved);
+out:
+	if (err)
+		pr_warn_ratelimited("%s: tx-%u: %s write rejected (%d)\n",
+				    xdev->name, queue, file, err);
 	return err;
+}
+
+/*
+ * Set one queue's CPU mask, written to file (for the log line). Logs
+ * every error; the caller logs only its parser's.
+ */
+int xps_steer_model_set_mask(struct xps_steer_dev *xdev, unsigned int queue,
+			     const unsigned long *mask, const char *file)
+{
+	int err;
+
+	lockdep_assert_held(&xps_steer_lock);
+	err = check_queue(xdev, queue, file);
+	if (err)
+		return err;
+	return set_one(xdev, queue, mask, xdev->masks, xdev->mask_longs,
+		       nr_cpu_ids, &xdev->slot->map, file);
+}
+
+/*
+ * Set one queue's receive-queue mask (xps_rxqs). Without sockets that
+ * record their receive queue the map would never be read: refused.
+ * Logs what it refuses, like xps_steer_model_set_mask().
+ */
+int xps_steer_model_set_rxqs(struct xps_steer_dev *xdev, unsigned int queue,
+			     const unsigned long *mask)
+{
+	int err;
+
+	lockdep_assert_held(&xps_steer_lock);
+	if (!XPS_STEER_SOCKETS_RECORD_RX_QUEUE) {
+		pr_warn_ratelimited("%s: tx-%u: xps_rxqs write rejected: sockets do not record their receive queue on this kernel (before 4.18, or without CONFIG_XPS) (%d)\n",
+				    xdev->name, queue, -EOPNOTSUPP);
+		return -EOPNOTSUPP;
+	}
+	err = check_queue(xdev, queue, "xps_rxqs");
+	if (err)
+		return err;
+	return set_one(xdev, queue, mask, xdev->rxq_masks,
+		       xdev->rxq_mask_longs, xdev->nr_rxqs,
+		       &xdev->slot->rxq_map, "xps_rxqs");
 }

@@ -55,10 +55,11 @@ static bool need_own_reader(void)
 #endif
 }
 
+/* A reason (enum xps_steer_reason) or XPS_STEER_STEERED_BY_RXQS. */
 static __always_inline void count(struct xps_steer_slot *slot,
-				  enum xps_steer_reason reason)
+				  unsigned int counter)
 {
-	this_cpu_inc(slot->reason_counters[reason]);
+	this_cpu_inc(slot->reason_counters[counter]);
 }
 
 /* Devices with more than one chunk of queues take a longer way. */
@@ -73,6 +74,102 @@ static __always_inline void count_steered(struct xps_steer_slot *slot,
 }
 
 /*
+ * One of a CPU's (or a receive queue's) queues for skb: its only one, or
+ * one picked by the flow hash, so that a flow keeps its queue.
+ */
+static __always_inline unsigned int pick(const struct xps_steer_map *map,
+					 const struct xps_steer_cpu_queues *entry,
+					 struct sk_buff *skb)
+{
+	if (entry->len == 1)
+		return entry->queue;
+	return xps_steer_map_queues(map)[entry->first +
+		reciprocal_scale(skb_get_hash(skb), entry->len)];
+}
+
+/* The index of the first of n ascending queues that is not below queue. */
+static unsigned int first_not_below(const u16 *queues, unsigned int n,
+				    unsigned int queue)
+{
+	unsigned int lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (queues[mid] < queue)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * With traffic classes: one of entry's queues inside the class of skb's
+ * priority, which is what mainline's per-class maps give; -1 if none is.
+ * A CPU's queues are in ascending order (map.c) and a class is a range
+ * of queues, so the class's part of them is found by two binary
+ * searches. Classes are read as the core reads them (skb_tx_hash()):
+ * without a lock, since a qdisc may change them at any time.
+ */
+static noinline int pick_in_class(const struct net_device *dev,
+				  const struct xps_steer_map *map,
+				  const struct xps_steer_cpu_queues *entry,
+				  struct sk_buff *skb)
+{
+	const u16 *queues = xps_steer_map_queues(map) + entry->first;
+	int num_tc = READ_ONCE(dev->num_tc);
+	unsigned int tc = netdev_get_prio_tc_map(dev, skb->priority);
+	unsigned int offset, start, end;
+
+	if (num_tc <= 0 || tc >= (unsigned int)num_tc)
+		return -1;
+	offset = dev->tc_to_txq[tc].offset;
+	start = first_not_below(queues, entry->len, offset);
+	end = first_not_below(queues, entry->len,
+			      offset + dev->tc_to_txq[tc].count);
+	if (start == end)
+		return -1;
+	if (end - start == 1)
+		return queues[start];
+	return queues[start + reciprocal_scale(skb_get_hash(skb), end - start)];
+}
+
+/* One of entry's queues for skb, inside its class if the device has them. */
+static __always_inline int pick_for(const struct net_device *dev,
+				    const struct xps_steer_map *map,
+				    const struct xps_steer_cpu_queues *entry,
+				    struct sk_buff *skb)
+{
+	if (unlikely(dev->num_tc))
+		return pick_in_class(dev, map, entry, skb);
+	return pick(map, entry, skb);
+}
+
+/*
+ * The receive-queue map (xps_rxqs), tried first as in mainline's
+ * get_xps_queue(): a queue for a socket that recorded the receive queue
+ * it last heard from, or -1, and the CPU map decides.
+ */
+static noinline int steer_by_rx_queue(struct xps_steer_slot *slot,
+				      struct net_device *dev,
+				      struct sk_buff *skb)
+{
+	const struct xps_steer_map *map;
+	int rxq = xps_steer_sk_rx_queue(skb->sk);
+	int queue;
+
+	map = rcu_dereference_check(slot->rxq_map, !need_own_reader());
+	if (!map || rxq < 0 || rxq >= (int)map->nr_cpus ||
+	    !map->cpu[rxq].len)
+		return -1;
+	queue = pick_for(dev, map, &map->cpu[rxq], skb);
+	if (queue < 0 || queue >= (int)READ_ONCE(dev->real_num_tx_queues))
+		return -1;
+	count(slot, XPS_STEER_STEERED_BY_RXQS);
+	return queue;
+}
+
+/*
  * Our queue for skb, or -1 to leave it to the stock selection; counts
  * the packet either way. The caller is inside an RCU reader.
  */
@@ -83,8 +180,8 @@ static __always_inline int steer(struct net_device *dev, struct sk_buff *skb,
 	const struct xps_steer_map *map;
 	struct xps_steer_slot *slot;
 	struct sock *sk = skb->sk;
-	unsigned int cpu, queue;
-	int queue_index;
+	int queue_index, queue;
+	unsigned int cpu;
 
 	slot = find_slot(dev);
 	if (unlikely(!slot))
@@ -94,11 +191,6 @@ static __always_inline int steer(struct net_device *dev, struct sk_buff *skb,
 		count(slot, XPS_STEER_SUBORDINATE_DEVICE);
 		return -1;
 	}
-	/* Traffic classes restrict queues by priority: the stock code's job. */
-	if (unlikely(dev->num_tc)) {
-		count(slot, XPS_STEER_TRAFFIC_CLASS);
-		return -1;
-	}
 
 	/* Keep the socket's queue unless changing it cannot reorder. */
 	queue_index = sk_tx_queue_get(sk);
@@ -106,6 +198,13 @@ static __always_inline int steer(struct net_device *dev, struct sk_buff *skb,
 	    queue_index < dev->real_num_tx_queues) {
 		count(slot, XPS_STEER_KEPT_SOCKET_QUEUE);
 		return queue_index;
+	}
+
+	if (XPS_STEER_SOCKETS_RECORD_RX_QUEUE &&
+	    unlikely(rcu_access_pointer(slot->rxq_map))) {
+		queue = steer_by_rx_queue(slot, dev, skb);
+		if (queue >= 0)
+			goto steered;
 	}
 
 	map = rcu_dereference_check(slot->map, !need_own_reader());
@@ -127,23 +226,24 @@ static __always_inline int steer(struct net_device *dev, struct sk_buff *skb,
 
 	/* A map has an entry for each of nr_cpu_ids CPUs (model.c). */
 	entry = &map->cpu[cpu];
-	if (entry->len == 1) {
-		queue = entry->queue;
-	} else if (entry->len) {
-		queue = xps_steer_map_queues(map)[entry->first +
-			reciprocal_scale(skb_get_hash(skb), entry->len)];
-	} else {
+	if (unlikely(!entry->len)) {
 		count(slot, XPS_STEER_CPU_IN_NO_MASK);
 		return -1;
 	}
+	queue = pick_for(dev, map, entry, skb);
+	if (unlikely(queue < 0)) {
+		count(slot, XPS_STEER_TRAFFIC_CLASS);
+		return -1;
+	}
 	/* The queue count can shrink under us (ethtool -L). */
-	if (unlikely(queue >= READ_ONCE(dev->real_num_tx_queues))) {
+	if (unlikely(queue >= (int)READ_ONCE(dev->real_num_tx_queues))) {
 		count(slot, XPS_STEER_QUEUE_INACTIVE);
 		return -1;
 	}
+steered:
 	count_steered(slot, queue);
 
-	if (queue_index != (int)queue && sk && sk_fullsock(sk) &&
+	if (queue_index != queue && sk && sk_fullsock(sk) &&
 	    rcu_access_pointer(sk->sk_dst_cache))
 		sk_tx_queue_set(sk, queue);
 	return queue;

@@ -2,7 +2,8 @@
 /*
  * /sys/kernel/xps_steer/<dev>/tx-<n>/xps_cpus: read and written exactly
  * like the kernel's /sys/class/net/<dev>/queues/tx-<n>/xps_cpus; beside
- * it xps_cpus_list, the same mask as a CPU list ("0-7,16-23"); the
+ * it xps_cpus_list, the same mask as a CPU list ("0-7,16-23"), and
+ * xps_rxqs, like the kernel's, the receive queues mapped to it; the
  * device's whole configuration in <dev>/map, written at once; the
  * counters, <dev>/stats and tx-<n>/packets; and
  * /sys/module/xps_steer/features: the compat probe results. The root
@@ -126,6 +127,13 @@ static int parse_list(const char *buf, size_t len, unsigned long *mask)
 	return xps_steer_parse_cpulist(buf, mask, nr_cpu_ids);
 }
 
+static void log_parse_error(const struct xps_steer_dev *xdev,
+			    unsigned int queue, const char *file, int err)
+{
+	pr_warn_ratelimited("%s: tx-%u: %s write rejected (%d)\n",
+			    xdev->name, queue, file, err);
+}
+
 static ssize_t store_queue(struct kobject *kobj, const char *buf, size_t len,
 			   const char *file,
 			   int (*parse)(const char *buf, size_t len,
@@ -156,13 +164,11 @@ static ssize_t store_queue(struct kobject *kobj, const char *buf, size_t len,
 				    xdev->name, queue, file, err);
 	} else {
 		err = parse(buf, len, cpumask_bits(mask));
-		if (!err)
+		if (err)
+			log_parse_error(xdev, queue, file, err);
+		else	/* which logs its own errors */
 			err = xps_steer_model_set_mask(xdev, queue,
 						       cpumask_bits(mask), file);
-		/* The model logs ENXIO with its reason. */
-		if (err && err != -ENXIO)
-			pr_warn_ratelimited("%s: tx-%u: %s write rejected (%d)\n",
-					    xdev->name, queue, file, err);
 	}
 	mutex_unlock(&xps_steer_lock);
 
@@ -183,7 +189,52 @@ static ssize_t xps_cpus_list_store(struct kobject *kobj,
 	return store_queue(kobj, buf, len, "xps_cpus_list", parse_list);
 }
 
+static ssize_t xps_rxqs_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return show_queue(kobj, buf, xps_steer_model_show_rxqs);
+}
+
+/*
+ * Like the kernel's xps_rxqs: hex groups, one bit per receive queue,
+ * parsed by bitmap_parse() over num_rx_queues bits.
+ */
+static ssize_t xps_rxqs_store(struct kobject *kobj, struct kobj_attribute *attr,
+			      const char *buf, size_t len)
+{
+	struct xps_steer_dev *xdev;
+	unsigned long *mask = NULL;
+	unsigned int queue;
+	int err;
+
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+
+	mutex_lock(&xps_steer_lock);
+	xdev = find_queue(kobj, &queue);
+	if (!xdev) {
+		err = -ENODEV;
+	} else if (!writer_in_netns_of(xdev)) {
+		err = -EPERM;
+		pr_warn_ratelimited("%s: tx-%u: xps_rxqs write from another network namespace refused (%d)\n",
+				    xdev->name, queue, err);
+	} else {
+		mask = bitmap_zalloc(xdev->nr_rxqs, GFP_KERNEL);
+		err = mask ? bitmap_parse(buf, len, mask, xdev->nr_rxqs) :
+			     -ENOMEM;
+		if (err)
+			log_parse_error(xdev, queue, "xps_rxqs", err);
+		else	/* which logs its own errors */
+			err = xps_steer_model_set_rxqs(xdev, queue, mask);
+	}
+	mutex_unlock(&xps_steer_lock);
+
+	bitmap_free(mask);
+	return err ? err : len;
+}
+
 static struct kobj_attribute xps_cpus_attr = __ATTR_RW(xps_cpus);
+static struct kobj_attribute xps_rxqs_attr = __ATTR_RW(xps_rxqs);
 static struct kobj_attribute xps_cpus_list_attr = __ATTR_RW(xps_cpus_list);
 
 /* tx-<n>/packets: packets the map steered to this queue. */
@@ -198,6 +249,7 @@ static struct kobj_attribute packets_attr = __ATTR_RO(packets);
 static struct attribute *queue_attrs[] = {
 	&xps_cpus_attr.attr,
 	&xps_cpus_list_attr.attr,
+	&xps_rxqs_attr.attr,
 	&packets_attr.attr,
 	NULL
 };
@@ -240,7 +292,6 @@ static ssize_t map_show(struct kobject *kobj, struct kobj_attribute *attr,
 static ssize_t map_store(struct kobject *kobj, struct kobj_attribute *attr,
 			 const char *buf, size_t len)
 {
-	struct xps_steer_maptext_err where = { 0 };
 	struct xps_steer_dev *xdev;
 	char *text;
 	int err;
@@ -266,15 +317,8 @@ static ssize_t map_store(struct kobject *kobj, struct kobj_attribute *attr,
 		err = -E2BIG;
 		pr_warn_ratelimited("%s: map write rejected: longer than %lu bytes (%d)\n",
 				    xdev->name, MAX_TEXT_LEN, err);
-	} else {
-		err = xps_steer_model_set_map(xdev, text, len, &where);
-		if (err && where.why)
-			pr_warn_ratelimited("%s: map write rejected: line %u: %s (%d)\n",
-					    xdev->name, where.line, where.why,
-					    err);
-		else if (err)
-			pr_warn_ratelimited("%s: map write rejected (%d)\n",
-					    xdev->name, err);
+	} else {	/* which logs why it refuses */
+		err = xps_steer_model_set_map(xdev, text, len);
 	}
 	mutex_unlock(&xps_steer_lock);
 

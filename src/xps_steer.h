@@ -56,18 +56,26 @@ enum xps_steer_reason {
 	XPS_STEER_KEPT_SOCKET_QUEUE,	/* the socket's cached queue */
 	XPS_STEER_CPU_IN_NO_MASK,	/* the sending CPU has no queue */
 	XPS_STEER_SUBORDINATE_DEVICE,	/* sb_dev/accel_priv: its own range */
-	XPS_STEER_TRAFFIC_CLASS,	/* num_tc set: no per-class map */
+	XPS_STEER_TRAFFIC_CLASS,	/* none of the CPU's queues in its class */
 	XPS_STEER_QUEUE_INACTIVE,	/* the map's queue >= real_num_tx_queues */
 	XPS_STEER_NO_MAP,		/* no mask set on the device */
 	XPS_STEER_NR_REASONS
 };
+
+/*
+ * After the reasons, one more per-CPU counter: steered packets whose
+ * queue came from the receive-queue map (xps_rxqs), a part of those
+ * counted per queue.
+ */
+#define XPS_STEER_STEERED_BY_RXQS	XPS_STEER_NR_REASONS
+#define XPS_STEER_NR_COUNTERS		(XPS_STEER_NR_REASONS + 1)
 
 /* Queues per per-CPU allocation: 32 KiB of counters. */
 #define XPS_STEER_QUEUE_CHUNK	4096
 
 /* Per-CPU packet counters of one device (counters.c). */
 struct xps_steer_counters {
-	unsigned long __percpu *reasons;	/* [XPS_STEER_NR_REASONS] */
+	unsigned long __percpu *reasons;	/* [XPS_STEER_NR_COUNTERS] */
 	unsigned long __percpu *queues[];	/* steered, per queue chunk */
 };
 
@@ -82,6 +90,8 @@ struct xps_steer_slot {
 		struct {
 			struct xps_steer_map __rcu *map; /* NULL: no mask */
 			struct net_device *dev;		 /* NULL: free */
+			/* By receive queue (xps_rxqs); NULL: no mask. */
+			struct xps_steer_map __rcu *rxq_map;
 			/* The device's counters, and two shortcuts into them. */
 			struct xps_steer_counters *counters;
 			unsigned long __percpu *reason_counters;
@@ -106,6 +116,10 @@ struct xps_steer_dev {
 	unsigned long *masks;
 	unsigned int mask_longs;	/* longs per mask */
 	unsigned int nr_queues;		/* dev->num_tx_queues: a tx-<n> each */
+	/* Receive queues of each queue (xps_rxqs), nr_rxqs bits each. */
+	unsigned long *rxq_masks;
+	unsigned int rxq_mask_longs;
+	unsigned int nr_rxqs;		/* dev->num_rx_queues */
 
 	struct xps_steer_counters *counters;
 
@@ -166,12 +180,15 @@ ssize_t xps_steer_model_show_mask(struct xps_steer_dev *xdev,
 				  unsigned int queue, char *buf);
 int xps_steer_model_set_mask(struct xps_steer_dev *xdev, unsigned int queue,
 			     const unsigned long *mask, const char *file);
+ssize_t xps_steer_model_show_rxqs(struct xps_steer_dev *xdev,
+				  unsigned int queue, char *buf);
+int xps_steer_model_set_rxqs(struct xps_steer_dev *xdev, unsigned int queue,
+			     const unsigned long *mask);
 ssize_t xps_steer_model_show_list(struct xps_steer_dev *xdev,
 				  unsigned int queue, char *buf);
 ssize_t xps_steer_model_show_map(struct xps_steer_dev *xdev, char *buf);
-struct xps_steer_maptext_err;
 int xps_steer_model_set_map(struct xps_steer_dev *xdev, char *text,
-			    size_t len, struct xps_steer_maptext_err *err);
+			    size_t len);
 
 /* counters.c */
 int xps_steer_counters_init(struct xps_steer_dev *xdev);

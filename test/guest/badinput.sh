@@ -11,11 +11,12 @@ test_def netns_writer_refused "a root writer in another network namespace gets E
 
 # cmp_write INPUT Q [PRESET]: one identical write to dum0's xps_steer file
 # and to dum1's kernel file (netns ref); results and read-backs must match,
-# a rejected write must leave each mask as it was.  Sets CMP_RES.
+# a rejected write must leave each mask as it was.  Sets CMP_RES.  The
+# file is tx-Q/$CMP_FILE (default xps_cpus).
 cmp_write() {
 	local fa fb a0 b0 ra rb a1 b1 inp
-	fa=$(xf dum0 "$2")
-	fb=$(kf dum1 "$2")
+	fa=$XS/dum0/tx-$2/${CMP_FILE:-xps_cpus}
+	fb=/sys/class/net/dum1/queues/tx-$2/${CMP_FILE:-xps_cpus}
 	if [ -n "$3" ]; then
 		xw - "$fa" "$3"
 		xw ref "$fb" "$3"

@@ -3,7 +3,7 @@
 # suite.sh - the in-guest functional suite of xps_steer (KTAP output): the
 # runner.  The tests live in one file per area (load.sh, steering.sh,
 # badinput.sh, lifecycle.sh, queues.sh, params.sh, devlist.sh, foreign.sh,
-# counters.sh, mapfile.sh, status.sh, events.sh), each declared by name
+# counters.sh, mapfile.sh, status.sh, events.sh, parity.sh), each declared by name
 # with test_def; the helpers in lib.sh.
 #
 # Usage (in the guest): suite.sh [T=name[,name...]]   (default: all tests,
@@ -62,6 +62,9 @@ SUITE_TESTS=(
 	status_file
 	status_hook
 	uevents_attach
+	rxqs_file_rules
+	rxqs_steering
+	traffic_classes
 	final_no_warnings
 )
 
@@ -93,6 +96,8 @@ HERE=$(dirname "$0")
 . "$HERE/status.sh"
 # shellcheck source=events.sh
 . "$HERE/events.sh"
+# shellcheck source=parity.sh
+. "$HERE/parity.sh"
 
 NQ=4		# tx queues of the multiqueue test devices
 FLOWS=64	# flows per sender: P(some of 4 queues unused) ~ 4*(3/4)^64

@@ -29,8 +29,13 @@
  * QEMU -icount that clock is guest time, a function of executed guest
  * instructions, so the rate is an exact per-packet cost (test/bench.sh).
  *
+ * With -q PRIO every socket sends at priority PRIO (SO_PRIORITY, 0-6
+ * without CAP_NET_ADMIN), which a device with traffic classes (mqprio)
+ * maps to a class and so to a range of queues.
+ *
  * usage: udpflood -d ADDR [-p PORT] [-f NFLOWS] [-n COUNT] [-s SIZE]
  *                 [-P BASEPORT] [-I IFNAME] [-c] [-m CPU] [-t SECONDS]
+ *                 [-q PRIO]
  * Prints one line: what was sent, from which CPU (sched_getcpu() before and
  * after, to show taskset pinning held), and send errors if any.
  * Exit 0 if at least one packet was sent, 1 otherwise, 2 on usage errors.
@@ -67,7 +72,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: udpflood -d ADDR [-p PORT] [-f NFLOWS] [-n COUNT] [-s SIZE]\n"
-		"                [-P BASEPORT] [-I IFNAME] [-c] [-m CPU] [-t SECONDS]\n");
+		"                [-P BASEPORT] [-I IFNAME] [-c] [-m CPU] [-t SECONDS]\n"
+		"                [-q PRIO]\n");
 	exit(2);
 }
 
@@ -75,7 +81,7 @@ int main(int argc, char **argv)
 {
 	const char *daddr = NULL, *ifname = NULL;
 	long port = 9000, nflows = 64, count = 800, size = 64, baseport = 0;
-	long migrate = -1, seconds = 0;
+	long migrate = -1, seconds = 0, prio = -1;
 	double t0 = 0, t1 = 0;
 	int connected = 0, cpu_mid = -1;
 	static int fds[MAX_FLOWS];
@@ -84,7 +90,7 @@ int main(int argc, char **argv)
 	long i, sent = 0, errs = 0;
 	int first_err = 0, cpu0, cpu1, opt;
 
-	while ((opt = getopt(argc, argv, "d:p:f:n:s:P:I:cm:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:f:n:s:P:I:cm:t:q:")) != -1) {
 		switch (opt) {
 		case 'd': daddr = optarg; break;
 		case 'p': port = tool_num(optarg, 1, 65535); break;
@@ -96,6 +102,7 @@ int main(int argc, char **argv)
 		case 'c': connected = 1; break;
 		case 'm': migrate = tool_num(optarg, 0, CPU_SETSIZE - 1); break;
 		case 't': seconds = tool_num(optarg, 1, 3600); break;
+		case 'q': prio = tool_num(optarg, 0, 15); break;
 		default: usage();
 		}
 	}
@@ -132,6 +139,11 @@ int main(int argc, char **argv)
 		if (ifname && setsockopt(fds[i], SOL_SOCKET, SO_BINDTODEVICE,
 					 ifname, strlen(ifname) + 1) < 0) {
 			perror("udpflood: SO_BINDTODEVICE");
+			return 1;
+		}
+		if (prio >= 0 && setsockopt(fds[i], SOL_SOCKET, SO_PRIORITY,
+					    &(int){ (int)prio }, sizeof(int)) < 0) {
+			perror("udpflood: SO_PRIORITY");
 			return 1;
 		}
 		/* Bind now so every flow has its source port before sending. */
