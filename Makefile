@@ -36,8 +36,8 @@
 #                        (BUSY="RUNS=2 DEMOS=1" for fewer)
 #   make check-debug     functional + stress suite on a KASAN/lockdep/kmemleak
 #                        debug kernel (built once from linux-source-6.1)
-#   make fuzz            fuzz the map builder and the map-file parser, each for
-#                        FUZZ_SECONDS (default 300);
+#   make fuzz            fuzz the map builder, the map-file parser and the dev=
+#                        list parser, each for FUZZ_SECONDS (default 300);
 #                        fuzz-ci: 60 s; fuzz-selftest: planted bugs must be found
 #   make bench           cost, locality and throughput against stock selection
 #                        and the kernel's XPS; writes docs/perf.md, docs/perf.png

@@ -32,84 +32,59 @@
 DEFINE_MUTEX(xps_steer_lock);
 LIST_HEAD(xps_steer_devices);
 
-/* Names as dev= gives them. */
-struct name_list {
-	unsigned int nr;
-	char name[XPS_STEER_MAX_DEVS][IFNAMSIZ];
-};
-
 /*
  * The names asked for: read under rtnl or xps_steer_lock, changed under
  * both. Until ready (module init has parsed the load-time dev=), writes
  * to the parameter only replace the load-time string.
  */
-static struct name_list requested;
+static struct xps_steer_names requested;
 static bool ready;
 
 /* Detached devices waiting for their grace periods; xps_steer_lock. */
 static LIST_HEAD(reap_list);
 
-static bool in_list(const struct name_list *list, const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < list->nr; i++)
-		if (!strcmp(list->name[i], name))
-			return true;
-	return false;
-}
-
 static bool name_requested(const char *name)
 {
-	return in_list(&requested, name);
+	return xps_steer_names_has(&requested, name);
 }
 
-/* Check one dev= entry; log and fail on anything we would not act on. */
-static int add_name(struct name_list *list, const char *name)
+/*
+ * Comma-separated names into list ("" is no name); on anything we would
+ * not act on, logs the first bad entry and fails.
+ */
+static int parse_names(struct xps_steer_names *list, const char *names)
 {
-	if (!*name) {
-		pr_err("dev=: empty device name in the list\n");
-		return -EINVAL;
-	}
-	if (strlen(name) >= IFNAMSIZ) {
-		pr_err("%s: dev=: device name longer than %d characters\n",
-		       name, IFNAMSIZ - 1);
-		return -EINVAL;
-	}
-	if (!dev_valid_name(name)) {
-		pr_err("%s: dev=: not a valid device name\n", name);
-		return -EINVAL;
-	}
-	if (in_list(list, name)) {
-		pr_err("%s: dev=: device named twice\n", name);
-		return -EINVAL;
-	}
-	if (list->nr == XPS_STEER_MAX_DEVS) {
-		pr_err("%s: dev=: more than %d devices named\n", name,
-		       XPS_STEER_MAX_DEVS);
-		return -EINVAL;
-	}
-	strscpy(list->name[list->nr++], name, IFNAMSIZ);
-	return 0;
-}
+	struct xps_steer_names_err err;
+	char *copy;
+	int ret;
 
-/* Comma-separated names into list; "" is no name. */
-static int parse_names(struct name_list *list, const char *names)
-{
-	char *copy, *cursor, *name;
-	int err = 0;
-
-	list->nr = 0;
-	if (!*names)
-		return 0;
 	copy = kstrdup(names, GFP_KERNEL);
 	if (!copy)
 		return -ENOMEM;
-	cursor = copy;
-	while (!err && (name = strsep(&cursor, ",")))
-		err = add_name(list, name);
+	ret = xps_steer_names_parse(list, copy, &err);
+	switch (err.fault) {
+	case XPS_STEER_NAMES_OK:
+		break;
+	case XPS_STEER_NAMES_EMPTY:
+		pr_err("dev=: empty device name in the list\n");
+		break;
+	case XPS_STEER_NAMES_TOO_LONG:
+		pr_err("%s: dev=: device name longer than %d characters\n",
+		       err.entry, IFNAMSIZ - 1);
+		break;
+	case XPS_STEER_NAMES_INVALID:
+		pr_err("%s: dev=: not a valid device name\n", err.entry);
+		break;
+	case XPS_STEER_NAMES_TWICE:
+		pr_err("%s: dev=: device named twice\n", err.entry);
+		break;
+	case XPS_STEER_NAMES_TOO_MANY:
+		pr_err("%s: dev=: more than %d devices named\n", err.entry,
+		       XPS_STEER_MAX_DEVS);
+		break;
+	}
 	kfree(copy);
-	return err;
+	return ret;
 }
 
 /* One line for each name that did not find its device at load time. */
@@ -483,7 +458,7 @@ static char *names_string(void)
 static int set_names(const char *val)
 {
 	struct xps_steer_dev *xdev, *tmp;
-	struct name_list *list;
+	struct xps_steer_names *list;
 	char *names;
 	unsigned int i;
 	int err;
@@ -504,7 +479,8 @@ static int set_names(const char *val)
 
 	rtnl_lock();
 	list_for_each_entry(xdev, &xps_steer_devices, node) {
-		if (in_list(list, xdev->name) || in_list(list, xdev->attached_as))
+		if (xps_steer_names_has(list, xdev->name) ||
+		    xps_steer_names_has(list, xdev->attached_as))
 			continue;
 		if (copied_by_someone(xdev)) {
 			err = -EBUSY;
@@ -519,7 +495,8 @@ static int set_names(const char *val)
 	/* Refusals are found again below, for the names still listed. */
 	xps_steer_status_forget(NULL);
 	list_for_each_entry_safe(xdev, tmp, &xps_steer_devices, node)
-		if (!in_list(list, xdev->name) && !in_list(list, xdev->attached_as))
+		if (!xps_steer_names_has(list, xdev->name) &&
+		    !xps_steer_names_has(list, xdev->attached_as))
 			detach(xdev);
 	for (i = 0; i < list->nr; i++) {
 		struct net_device *dev = __dev_get_by_name(&init_net,

@@ -16,6 +16,8 @@
  *              (pure logic, see map.h; also built in userspace by the fuzzer)
  *   maptext.c  parsing the map file and CPU lists (pure logic, maptext.h;
  *              also built in userspace by the fuzzer)
+ *   names.c    parsing the device list of dev= (pure logic, names.h; also
+ *              built in userspace by the fuzzer)
  *   select.c   the per-packet ndo_select_queue hook
  *   sysfs.c    /sys/kernel/xps_steer/<dev>/map, <dev>/tx-<n>/xps_cpus and
  *              xps_cpus_list, /sys/module/xps_steer/features: the files,
@@ -37,9 +39,7 @@
 #include <linux/types.h>
 
 #include "map.h"
-
-/* How many devices can be attached at once (and named by dev=). */
-#define XPS_STEER_MAX_DEVS	32
+#include "names.h"
 
 /*
  * A slot's size: a power of two, so that the TX path turns an ops pointer

@@ -11,9 +11,9 @@
 # The guests use single-threaded TCG (one host core each), so on a machine
 # with 2 or more cores two run side by side: lane 1 the stress suite's
 # attach/detach cycles (its longest test on this kernel), mask writes,
-# queue-count changes, AF_PACKET cycles and CPU hotplug; lane 2 the
-# functional suite and then device churn (stress.sh T=..., split by
-# measured time).
+# map writes, queue-count changes, AF_PACKET cycles and CPU hotplug;
+# lane 2 the functional suite, then device churn and runtime device-list
+# changes (stress.sh T=..., split by measured time).
 # Every test runs once, at full counts. XPS_STEER_DEBUG_LANES=1 runs it all
 # in one lane.
 #
@@ -67,8 +67,8 @@ stress() {	# NAME STRESS.SH-ARGS...
 suite() { vm suite --smp 4 "${test_kos[@]}" -- /test/suite.sh; }
 
 lanes=${XPS_STEER_DEBUG_LANES:-$(($(nproc) >= 2 ? 2 : 1))}
-lane1=stress_attach_cycles,stress_mask_writes,stress_queue_resize,stress_packet_bypass,stress_cpu_hotplug,stress_final
-lane2=stress_device_churn,stress_final
+lane1=stress_attach_cycles,stress_mask_writes,stress_map_writes,stress_queue_resize,stress_packet_bypass,stress_cpu_hotplug,stress_final
+lane2=stress_device_churn,stress_dev_list,stress_final
 want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 status=0
 pid1=

@@ -5,17 +5,22 @@
 #   map      fuzz_map.c: the map builder, src/map.c unchanged
 #   maptext  fuzz_maptext.c: the map file and CPU-list parsers,
 #            src/maptext.c unchanged
+#   names    fuzz_names.c: the dev= device-list parser, src/names.c
+#            unchanged
 #
-# Usage: test/fuzz/run.sh [--target map|maptext|all] [--seconds N]
-#                         [--map FILE] [--maptext FILE] [--corpus DIR] [--seeds DIR]
+# Usage: test/fuzz/run.sh [--target map|maptext|names|all] [--seconds N]
+#                         [--map FILE] [--maptext FILE] [--names FILE]
+#                         [--corpus DIR] [--seeds DIR]
 #   --target T    fuzz only T (default: all, each for --seconds)
 #   --seconds N   run time per target (default $FUZZ_SECONDS, else 300)
 #   --map FILE    fuzz this copy of map.c instead of src/map.c (used by
-#                 selftest.sh to plant bugs); --maptext FILE likewise
+#                 selftest.sh to plant bugs); --maptext FILE and
+#                 --names FILE likewise
 #   --corpus DIR  keep the working corpus in DIR/<target> (default: a fresh
 #                 temporary directory, so every run starts from the
-#                 committed seeds in test/fuzz/corpus/ (map) and
-#                 test/fuzz/corpus-maptext/, which it never modifies)
+#                 committed seeds in test/fuzz/corpus/ (map),
+#                 test/fuzz/corpus-maptext/ and test/fuzz/corpus-names/,
+#                 which it never modifies)
 #   --seeds DIR   start from the inputs in DIR instead (with one --target)
 # Environment: XPS_STEER_FUZZ_OUT  build and artifact directory (default: a
 #                 new /tmp/xps_steer-fuzz.XXXXXX)
@@ -32,8 +37,8 @@ here=$TOP/test/fuzz
 top=$TOP
 seconds=${FUZZ_SECONDS:-300}
 target=all
-declare -A src=([map]=$top/src/map.c [maptext]=$top/src/maptext.c)
-declare -A seedsof=([map]=$here/corpus [maptext]=$here/corpus-maptext)
+declare -A src=([map]=$top/src/map.c [maptext]=$top/src/maptext.c [names]=$top/src/names.c)
+declare -A seedsof=([map]=$here/corpus [maptext]=$here/corpus-maptext [names]=$here/corpus-names)
 corpus=''
 seeds=''
 
@@ -43,6 +48,7 @@ while (($#)); do
 	--seconds) seconds=${2:?} && shift ;;
 	--map) src[map]=${2:?} && shift ;;
 	--maptext) src[maptext]=${2:?} && shift ;;
+	--names) src[names]=${2:?} && shift ;;
 	--corpus) corpus=${2:?} && shift ;;
 	--seeds) seeds=${2:?} && shift ;;
 	*) die_usage "unknown argument '$1' (see the header of $0)" ;;
@@ -51,9 +57,9 @@ while (($#)); do
 done
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || die_usage "--seconds/FUZZ_SECONDS must be a positive integer, not '$seconds'"
 case $target in
-all) targets=(map maptext) ;;
-map | maptext) targets=("$target") ;;
-*) die_usage "--target must be map, maptext or all, not '$target'" ;;
+all) targets=(map maptext names) ;;
+map | maptext | names) targets=("$target") ;;
+*) die_usage "--target must be map, maptext, names or all, not '$target'" ;;
 esac
 [[ -z $seeds || $target != all ]] || die_usage "--seeds needs one --target"
 for t in "${targets[@]}"; do

@@ -7,8 +7,8 @@
 # from the committed seeds (which must still pass on the real source, so
 # this is what `make fuzz` would report), and from one trivial seed that
 # each mutant gets right (map: 4 CPUs, 4 queues, every mask empty;
-# maptext: 4 queues all active, 4 CPUs, no current mask, "tx-0 0\n"), so
-# the fuzzer has to find a failing input itself.
+# maptext: 4 queues all active, 4 CPUs, no current mask, "tx-0 0\n";
+# names: "eth0"), so the fuzzer has to find a failing input itself.
 set -euo pipefail
 
 # shellcheck source=../lib.sh
@@ -16,9 +16,10 @@ set -euo pipefail
 here=$TOP/test/fuzz
 seconds=${FUZZ_SECONDS:-60}
 tmp=$(mktemp -d /tmp/xps_steer-fuzz-selftest.XXXXXX)
-mkdir -p "$tmp/trivial-map" "$tmp/trivial-maptext"
+mkdir -p "$tmp/trivial-map" "$tmp/trivial-maptext" "$tmp/trivial-names"
 printf '\000\004\000\004\000' >"$tmp/trivial-map/4cpu-4q-empty"
 printf '\003\004\003\000tx-0 0\n' >"$tmp/trivial-maptext/4q-4cpu-tx0"
+printf 'eth0' >"$tmp/trivial-names/eth0"
 
 # target|name|sed expression on src/<target>.c
 mutants=(
@@ -30,6 +31,9 @@ mutants=(
 	'maptext|the first queue out of use takes a new mask|s/if (queue >= active \&\&/if (queue > active \&\&/'
 	'maptext|queues the map does not name keep their masks|s/memset(next, 0, (size_t)nr_queues \* mask_longs \* sizeof(\*next));/memcpy(next, cur, (size_t)nr_queues * mask_longs * sizeof(*next));/'
 	'maptext|a queue named twice: the last line wins|s/if (test_bit(queue, seen))/if (0 \&\& test_bit(queue, seen))/'
+	'names|a device named twice is taken twice|s/if (xps_steer_names_has(list, name))/if (0 \&\& xps_steer_names_has(list, name))/'
+	'names|the 15-character name refused as too long|s/len >= IFNAMSIZ)/len >= IFNAMSIZ - 1)/'
+	'names|a refused list keeps the names before the bad entry|/err->entry = name;/{n;s/list->nr = 0;/;/}'
 )
 
 failed=0

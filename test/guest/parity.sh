@@ -302,7 +302,7 @@ t_traffic_classes() {
 		[ "$CMP_RES" = "err EINVAL" ] || fail "tx-2 in no class: xps_rxqs write gave '$CMP_RES' on both, expected 'err EINVAL'"
 		class_row C03 tx-2/xps_rxqs 1 "err EINVAL"
 	fi
-	class_row C04 map 'tx-0 0\ntx-2 1\n' "err EINVAL" && map_is dum0 'tx-0 0,1\ntx-1 2,3\ntx-2 0,2\ntx-3 1\n'
+	class_row C04 map 'tx-0 0\ntx-2 1\n' "err EINVAL" && map_is dum0 'tx-0 0-1\ntx-1 2-3\ntx-2 0,2\ntx-3 1\n'
 	class_row C05 map 'tx-0 0\ntx-1 1\ntx-2\n' "ok 19" && map_is dum0 'tx-0 0\ntx-1 1\ntx-2\ntx-3\n'
 	class_row C06 tx-1/xps_cpus 4 "ok 1"
 	must tc qdisc del dev dum0 root

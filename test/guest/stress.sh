@@ -30,6 +30,12 @@
 #   stress_packet_bypass: AF_PACKET senders with PACKET_QDISC_BYPASS
 #      (ndo_select_queue called without RCU held) on every CPU during
 #      attach/detach cycles;
+#   stress_dev_list: the runtime device list (dev=) changed over and over
+#      under traffic through both devices; after each write exactly the
+#      listed devices have a tree; per packet after the last;
+#   stress_map_writes: whole-device map writes by concurrent writers under
+#      traffic, concurrent readers that must only ever see complete maps;
+#      afterwards the map reads the last write and every packet obeys it;
 #   stress_final: no shell errors, the module unloads, no kernel warnings.
 # Each test starts from its own fixture (fx_stress: idempotent), so any
 # subset runs alone or in any order.
@@ -54,6 +60,8 @@ STRESS_TESTS=(
 	stress_cpu_hotplug
 	stress_queue_resize
 	stress_packet_bypass
+	stress_dev_list
+	stress_map_writes
 	stress_final
 )
 
@@ -70,7 +78,10 @@ RENAMES=50	# stress_device_churn: rename round trips
 HOTPLUG=20	# stress_cpu_hotplug: CPU offline/online cycles
 RESIZE=40	# stress_queue_resize: ethtool -L changes
 PKTCYCLES=50	# stress_packet_bypass: attach/detach cycles under bypass senders
-COUNTS=(CYCLES WRITES WRITERS RECREATE RENAMES HOTPLUG RESIZE PKTCYCLES)
+LISTS=1000	# stress_dev_list: dev= writes
+MAPWRITES=10000	# stress_map_writes: map writes in total
+MAPWRITERS=4	# stress_map_writes: concurrent writers
+COUNTS=(CYCLES WRITES WRITERS RECREATE RENAMES HOTPLUG RESIZE PKTCYCLES LISTS MAPWRITES MAPWRITERS)
 
 NQ=4
 FLOWS=64
@@ -793,6 +804,176 @@ t_stress_packet_bypass_cleanup() {
 	modprobe -r xps_steer
 }
 
+# The lists stress_dev_list cycles through: every transition attaches,
+# detaches or keeps each device.
+DEV_LISTS=('veth0,dum0' dum0 veth0 '' 'dum0,veth0' veth0)
+
+t_stress_dev_list() {
+	local t0 i list want got t1 r spec
+	fx_stress || return
+	xps_load dev=veth0,dum0 || return
+	bg_start "tcp udp pin"
+	t0=$(date +%s)
+	i=0
+	while [ $i -lt "$LISTS" ]; do
+		list=${DEV_LISTS[i % ${#DEV_LISTS[@]}]}
+		# The empty list is a newline: sysfs passes no empty write on.
+		r=$(xwrite -- "$DEVP" "${list:-\\n}" 2>&1)
+		if [ "$r" != "ok $(printf '%b' "${list:-\\n}" | wc -c)" ]; then
+			fail "write $i: dev=$list gave '$r'"
+			break
+		fi
+		# A listed device is attached when the write returns.
+		want=$(echo "$list" | tr ',' '\n' | grep . | sort | paste -sd' ')
+		got=$(xps_names)
+		if [ "$got" != "$want" ]; then
+			fail "write $i: dev=$list, but $XS has '$got'"
+			break
+		fi
+		# Masks on what was just attached, so that the hook steers.
+		case ,$list, in *,veth0,*) echo 3 >"$(xf veth0 1)" || fail "write $i: veth0 tx-1" ;; esac
+		i=$((i + 1))
+		progress $i "$LISTS" "$t0" "dev= writes"
+	done
+	t1=$(date +%s)
+	bg_stop
+	diag "$i dev= writes in $((t1 - t0)) s"
+	[ "$i" -ge "$LISTS" ] || fail "only $i of $LISTS dev= writes done"
+	# The last list stays: per packet, both devices as listed.
+	xw - "$DEVP" veth0,dum0
+	[ "$XW" = "ok 10" ] || fail "final dev= write gave '$XW'"
+	map11 "$NQ"
+	set_masks veth0 "${MAP[@]}" || return
+	spec=
+	for c in "${CPUS[@]}"; do spec="$spec${spec:+ }$c:$c"; done
+	udp_all - veth0 "$DST2" "$spec"
+	pkt_check "after $i dev= writes" veth0 $NQ 0
+}
+
+t_stress_dev_list_cleanup() {
+	[ ! -e "$W/bg" ] || [ -e "$W/bg/stop" ] || bg_stop
+	modprobe -r xps_steer
+}
+
+# map_writer FILE LIST: write each line of LIST (a map, with \n escapes)
+# to FILE in one write; prints "writes errors".
+map_writer() {
+	local n e m
+	n=0 e=0
+	while read -r m; do
+		printf '%b' "$m" >"$1" 2>/dev/null || e=$((e + 1))
+		n=$((n + 1))
+	done <"$2"
+	echo "$n $e"
+}
+
+# map_reader FILE: read the map until $W/mw.stop; each read must be a
+# complete map of NQ queues (tx-0 .. tx-3 in order, each with a valid CPU
+# list or none); prints "reads bad".
+map_reader() {
+	local n b
+	n=0 b=0
+	while [ ! -e "$W/mw.stop" ]; do
+		if ! awk -v nq="$NQ" -v max="$((NR_CPU_IDS - 1))" '
+			{ if ($1 != "tx-" NR - 1 || NF > 2) exit 1
+			  if (NF == 2) { k = split($2, r, ","); for (i = 1; i <= k; i++) {
+				m = split(r[i], e, "-"); if (m > 2 || e[1] !~ /^[0-9]+$/ || e[1] > max ||
+				    (m == 2 && (e[2] !~ /^[0-9]+$/ || e[2] > max))) exit 1 } } }
+			END { exit NR != nq }' "$1" 2>/dev/null; then
+			b=$((b + 1))
+			cat "$1" >>"$W/mapread.bad" 2>&1
+		fi
+		n=$((n + 1))
+	done
+	echo "$n $b"
+}
+
+t_stress_map_writes() {
+	local per w t0 p r t1 n want got spec m q
+	local -a wp rp final
+	fx_stress || return
+	xps_load dev=veth0,dum0 || return
+	per=$(((MAPWRITES + MAPWRITERS - 1) / MAPWRITERS))
+	# Random maps, one per line; every writer ends with the same one, so
+	# "the last write" is well defined.
+	for ((w = 0; w < MAPWRITERS; w++)); do
+		awk -v n="$per" -v seed=$((w + 1)) -v nq="$NQ" -v ncpu="$NR_CPU_IDS" '
+			# A random CPU list as the map file prints it ("0-2,5").
+			function list(   c, l, on, start) {
+				l = ""
+				start = -1
+				for (c = 0; c <= ncpu; c++) {
+					on = c < ncpu && rand() < 0.4
+					if (on && start < 0) start = c
+					if (!on && start >= 0) {
+						l = l (l == "" ? "" : ",") start (c - 1 > start ? "-" (c - 1) : "")
+						start = -1
+					}
+				}
+				return l
+			}
+			function one(   q, s, l) {
+				s = ""
+				for (q = 0; q < nq; q++) {
+					l = list()
+					s = s "tx-" q (l == "" ? "" : " " l) "\\n"
+				}
+				return s
+			}
+			BEGIN { srand(seed); for (i = 1; i < n; i++) print one(); srand(4242); print one() }' \
+			>"$W/mw.list.$w"
+	done
+	rm -f "$W/mw.stop" "$W/mapread.bad"
+	bg_start "tcp udp pin"
+	t0=$(date +%s)
+	wp=()
+	for ((w = 0; w < MAPWRITERS; w++)); do
+		map_writer "$XS/veth0/map" "$W/mw.list.$w" >"$W/mw.res.$w" &
+		wp+=($!)
+		renice -n 10 -p $! >/dev/null
+	done
+	rp=()
+	for r in 1 2; do
+		map_reader "$XS/veth0/map" >"$W/mr.res.$r" &
+		rp+=($!)
+		renice -n 10 -p $! >/dev/null
+	done
+	for p in "${wp[@]}"; do
+		wait_pid "$p" 1800 || fail "map writer $p did not finish in 1800 s"
+	done
+	touch "$W/mw.stop"
+	for p in "${rp[@]}"; do wait_pid "$p" 60 || fail "map reader $p did not stop"; done
+	t1=$(date +%s)
+	bg_stop
+	n=$(cat "$W"/mw.res.* | awk '{ n += $1; e += $2 } END { print n + 0, e + 0 }')
+	r=$(cat "$W"/mr.res.* | awk '{ n += $1; b += $2 } END { print n + 0, b + 0 }')
+	diag "$MAPWRITERS writers: ${n% *} map writes (${n#* } failed) in $((t1 - t0)) s; 2 readers: ${r% *} reads (${r#* } not a complete map)"
+	[ "${n% *}" -ge "$MAPWRITES" ] || fail "only ${n% *} of $MAPWRITES map writes done"
+	[ "${n#* }" = 0 ] || fail "${n#* } valid map writes failed"
+	if [ "${r#* }" != 0 ]; then
+		fail "concurrent reads returned incomplete maps:"
+		diag_file "$W/mapread.bad" 10
+	fi
+	# The map reads the last write, and every packet obeys it.
+	want=$(printf '%b' "$(tail -n 1 "$W/mw.list.0")")
+	got=$(cat "$XS/veth0/map")
+	[ "$got" = "$want" ] || fail "veth0/map reads '$(show "$got")', last write was '$(show "$want")'"
+	final=()
+	for ((q = 0; q < NQ; q++)); do
+		m=$(cat "$(xf veth0 "$q")")
+		final+=("$m")
+	done
+	spec=$(allowed_spec "${final[@]}")
+	diag "final map: $(echo "$got" | paste -sd';') -> allowed queues per CPU: $spec"
+	udp_all - veth0 "$DST2" "$spec"
+	pkt_check "after $MAPWRITES map writes" veth0 $NQ 1
+}
+
+t_stress_map_writes_cleanup() {
+	touch "$W/mw.stop"
+	[ ! -e "$W/bg" ] || [ -e "$W/bg/stop" ] || bg_stop
+}
+
 t_stress_final() {
 	local p
 	# Shell-level mistakes (a missing helper, a file never written) in
@@ -821,6 +1002,8 @@ test_def stress_device_churn "device churn: $RECREATE delete/re-create cycles an
 test_def stress_cpu_hotplug "CPU hotplug: $HOTPLUG offline/online cycles under traffic, masks naming offline CPUs"
 test_def stress_queue_resize "queue count: $RESIZE ethtool -L changes under traffic, never a queue >= real_num_tx_queues"
 test_def stress_packet_bypass "AF_PACKET qdisc bypass: $PKTCYCLES attach/detach cycles under bypass senders"
+test_def stress_dev_list "runtime device list: $LISTS dev= writes under traffic; the trees follow each one; per packet after the last"
+test_def stress_map_writes "map writes: $MAPWRITES whole-device map writes by $MAPWRITERS writers under traffic; readers see only complete maps; last write read back and obeyed"
 test_def stress_final "final: no shell errors, module unloads, no kernel warnings"
 TEST_ORDER=("${STRESS_TESTS[@]}")
 suite_args "$@"
