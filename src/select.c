@@ -55,17 +55,27 @@ static bool need_own_reader(void)
 #endif
 }
 
+/* Off only in the build make bench compares with (see Kbuild). */
+#ifdef XPS_STEER_BENCH_NO_COUNTERS
+#define COUNTING	false
+#else
+#define COUNTING	true
+#endif
+
 /* A reason (enum xps_steer_reason) or XPS_STEER_STEERED_BY_RXQS. */
 static __always_inline void count(struct xps_steer_slot *slot,
 				  unsigned int counter)
 {
-	this_cpu_inc(slot->reason_counters[counter]);
+	if (COUNTING)
+		this_cpu_inc(slot->reason_counters[counter]);
 }
 
 /* Devices with more than one chunk of queues take a longer way. */
 static __always_inline void count_steered(struct xps_steer_slot *slot,
 					  unsigned int queue)
 {
+	if (!COUNTING)
+		return;
 	if (likely(queue < XPS_STEER_QUEUE_CHUNK))
 		this_cpu_inc(slot->queue_counters[queue]);
 	else

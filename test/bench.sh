@@ -8,8 +8,10 @@
 # Three guests:
 #   cost   -smp 1 (4 possible CPUs), -icount shift=4, single-threaded TCG:
 #          per-packet cost of A-D on four selection paths (nomask, one,
-#          hash, unmapped), each with 1 and with 32 attached devices, then
-#          the control path and memory per device with 4 possible CPUs
+#          hash, unmapped), each with 1 and with 32 attached devices, and
+#          with 1 device again with a build of the module that counts
+#          nothing (devs=1nc), for the cost of the counters; then the
+#          control path and memory per device with 4 possible CPUs
 #   ctl64  the same control-path and memory measurements with 64 possible
 #          CPUs
 #   wall   -smp 4: locality from the net_dev_start_xmit tracepoint, TCP
@@ -96,6 +98,11 @@ run_all() {
 	make -s -C "$top" KDIR="$kdir" clean >/dev/null
 	make -s -C "$top" KDIR="$kdir" >/dev/null
 	ko=$top/xps_steer.ko
+	# The same source with a hook that counts nothing (see Kbuild): the
+	# cost guest measures what counting costs, in the same boot.
+	rm -rf "$out/nocounters"
+	build_copy "$out/nocounters" "$kdir" XPS_STEER_BENCH_NO_COUNTERS=y
+	cp "$out/nocounters/build/xps_steer.ko" "$out/xps_steer_nocounters.ko"
 	printf 'cr=%s cs=%s wr=%s ws=%s abi=%s\n' "$cr" "$cs" "$wr" "$ws" "$abi" >"$out/params"
 
 	status=0
@@ -113,7 +120,7 @@ run_all() {
 
 	say "cost guest (-smp 1 -icount shift=4, $cr rounds x $cs guest-s) and ctl64 guest, in parallel"
 	icount=(--qemu -icount --qemu shift=4 --smp 1)
-	vm cost "${icount[@]}" --maxcpus 4 -- cost "$cr" "$cs" &
+	vm cost "${icount[@]}" --maxcpus 4 --ko "$out/xps_steer_nocounters.ko" -- cost "$cr" "$cs" &
 	p1=$!
 	vm ctl64 "${icount[@]}" --maxcpus 64 -- ctl &
 	p2=$!
@@ -195,6 +202,7 @@ more() { awk -v m="$1" 'BEGIN { printf "%.1f", (1 / m - 1) * 100 }'; }
 instr() { awk -v b="$1" -v c="$2" 'BEGIN { printf "%+.0f", 62.5e6 * (1 / c - 1 / b) }'; }
 while read -r key _ rb rc _ cb _ mn _; do
 	path=${key%%:*} devs=${key#*:}
+	[[ $devs != 1nc ]] || continue	# the counters' verdicts, below
 	name="cost/$path, $devs device$( ((devs == 1)) || echo s)"
 	# Issue 13's 1.00 covers the paths where xps_steer answers; on
 	# unmapped and nomask it cannot be reached (see COST_FALLBACK).
@@ -223,6 +231,27 @@ while read -r key _ rb rc _ cb _ mn _; do
 		fi
 	fi
 	verdicts+=("$v")
+done <<<"$cost_table"
+# The counters: C/B of the module as shipped against C/B of the same
+# source built to count nothing, in the same boot (issue 14: at most 0.002).
+COUNTERS_MAX=0.002
+while read -r key _ _ rc _ cb _ _ _; do
+	path=${key%%:*} devs=${key#*:}
+	[[ $devs == 1 ]] || continue
+	read -r rnc cbnc < <(awk -v k="$path:1nc" '$1 == k { print $4, $6 }' <<<"$cost_table")
+	if [[ -z ${cbnc:-} ]]; then
+		verdicts+=("FAIL counters/$path: no run of the build without counters")
+		fail_t=1
+		continue
+	fi
+	d=$(awk -v a="$cb" -v b="$cbnc" 'BEGIN { printf "%.4f", b - a }')
+	v="counters/$path, 1 device: C/B = $cb with counters, $cbnc without: moved by $d; counting costs $(instr "$rnc" "$rc") guest instructions per packet"
+	if awk -v d="$d" -v m="$COUNTERS_MAX" 'BEGIN { exit !(d <= m && -d <= m) }'; then
+		verdicts+=("PASS $v (at most $COUNTERS_MAX)")
+	else
+		verdicts+=("FAIL $v (more than $COUNTERS_MAX)")
+		fail_t=1
+	fi
 done <<<"$cost_table"
 locs() { awk -v w="$1" -v c="$2" '$1 == w && $2 == c { $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +/, ""); print }' <<<"$loc_table"; }
 shared() { awk -v w="$1" -v c="$2" '$1 == w && $2 == c { print $4 "/" $5 }' <<<"$loc_table"; }
@@ -322,11 +351,14 @@ fewer instructions per packet). Paths: **nomask** = no mask written on C
 1 2 4 8 (CPU 0 has one queue), **hash** = f f f f (CPU 0 chooses among 4
 by flow hash), **unmapped** = 2 4 8 0 (CPU 0 in no mask: fallback).
 *devices*: xps_steer's attached devices, C's dummy alone (1), or 31 extra
-dummies attached first and C's dummy attached last (32).
+dummies attached first and C's dummy attached last (32); *1, no counters*:
+C's dummy alone, with the module built to count nothing
+(\`XPS_STEER_BENCH_NO_COUNTERS=y\`), to show what the counters cost.
 
 | path | devices | A | B | C | D | C/B | C/A | lowest C/B |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|
-$(awk '{ split($1, k, ":"); printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", k[1], k[2], $2, $3, $4, $5, $6, $7, $8 }' <<<"$cost_table")
+$(awk '{ split($1, k, ":"); if (k[2] == "1nc") k[2] = "1, no counters"
+	printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", k[1], k[2], $2, $3, $4, $5, $6, $7, $8 }' <<<"$cost_table")
 
 Per-round ratios (rounds alternate the configuration order):
 

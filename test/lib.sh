@@ -68,10 +68,10 @@ usage() {
 now_us() { echo "${EPOCHREALTIME/./}"; }
 secs_since() { echo $((($(now_us) - $1 + 500000) / 1000000)); }
 
-build_copy() {	# DIR KDIR
+build_copy() {	# DIR KDIR [MAKE-ARGS...]
 	mkdir -p "$1/build"
 	tar -C "$TOP" --exclude=.git --exclude='*.o' --exclude='*.ko' -cf - . | tar -C "$1/build" -xf -
-	make -s -C "$1/build" KDIR="$2" >"$1/build.log" 2>&1 ||
+	make -s -C "$1/build" KDIR="$2" "${@:3}" >"$1/build.log" 2>&1 ||
 		{ cat "$1/build.log" >&2; die "module build against $2 failed"; }
 }
 

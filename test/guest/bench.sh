@@ -16,10 +16,11 @@
 # The devices of A, B, C (and D) have the same addresses, so udpflood with
 # fixed source ports sends the very same flows through each of them.
 #
-# cost measures every path twice: with dumC the only attached device, and
-# with 32 attached devices (31 extra dummies xd1..xd31, then dumC, attached
-# last: the worst case of a lookup that walks the attached devices in
-# attach order). Each run starts with path nomask: dumC freshly attached,
+# cost measures every path three times: with dumC the only attached
+# device, the same with the module built to count nothing (devs=1nc: what
+# the counters cost), and with 32 attached devices (31 extra dummies
+# xd1..xd31, then dumC, attached last: the worst case of a lookup that
+# walks the attached devices in attach order). Each run starts with path nomask: dumC freshly attached,
 # no mask ever written, so every packet must go to the stock selection.
 #
 # Every result is one line "BENCH <kind> key=value ..." on stdout, parsed
@@ -236,6 +237,21 @@ cost_attach32() {
 	say "32 attached devices (xd1..xd$NEXTRA, then dumC last)"
 }
 
+# The paths again with the module built to count nothing (make bench
+# installs it as xps_steer_nocounters.ko; the module inside is still
+# called xps_steer): DEVS=1nc. Leaves that module loaded.
+cost_nocounters() {	# ROUNDS SECS
+	local ko
+	ko=$(find /lib/modules -name 'xps_steer_nocounters.ko*' | head -n 1)
+	[ -n "$ko" ] || die "no xps_steer_nocounters.ko in the guest: the cost of the counters cannot be measured"
+	run modprobe -r xps_steer
+	run insmod "$ko" dev="$XNAMES"
+	attached dumC
+	say "loaded $ko (no counters) dev=$XNAMES"
+	DEVS=1nc
+	cost_paths "$1" "$2"
+}
+
 # back to the 1-device state of the module for ctl: unloaded, extras gone
 cost_detach32() {
 	local i
@@ -257,6 +273,7 @@ cost() {
 	[ "$(n_attached)" = 1 ] || die "1 attached device expected, xps_steer has $(n_attached)"
 	DEVS=1
 	cost_paths "$rounds" "$secs"
+	cost_nocounters "$rounds" "$secs"
 	cost_attach32
 	DEVS=32
 	cost_paths "$rounds" "$secs"
