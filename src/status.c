@@ -112,50 +112,35 @@ static int emit_attached(char *buf, int at, const char *name,
 			      xdev->dev->name);
 }
 
+/* The state and reason= of each refusal, as status shows them. */
+static const char *const refusal_words[][2] = {
+	[XPS_STEER_SINGLE_QUEUE]	= { "refused", "single-queue" },
+	[XPS_STEER_TOO_MANY_QUEUES]	= { "refused", "too-many-queues" },
+	[XPS_STEER_DENYLISTED]		= { "refused", "denylisted" },
+	[XPS_STEER_OWN_SELECT_QUEUE]	= { "refused", "own-select-queue" },
+	[XPS_STEER_NO_MEMORY]		= { "failed", "out-of-memory" },
+	[XPS_STEER_NO_SYSFS]		= { "failed", "sysfs-error" },
+	[XPS_STEER_NO_SLOT]		= { "failed", "no-free-slot" },
+};
+
 /* driver= comes last: its value runs to the end of the line. */
 static int emit_refused(char *buf, int at, const char *name,
 			const struct refusal *r)
 {
-	char *p = buf + at;
-	size_t room = PAGE_SIZE - at;
-	int len;
-
-	switch (r->why) {
-	case XPS_STEER_SINGLE_QUEUE:
-		len = scnprintf(p, room, "%s refused reason=single-queue\n",
-				name);
-		break;
-	case XPS_STEER_TOO_MANY_QUEUES:
-		len = scnprintf(p, room,
-				"%s refused reason=too-many-queues queues=%d max=%u\n",
-				name, r->value, XPS_STEER_MAX_QUEUES);
-		break;
-	case XPS_STEER_DENYLISTED:
-		len = scnprintf(p, room,
-				"%s refused reason=denylisted driver=%s\n",
-				name, r->driver);
-		break;
-	case XPS_STEER_OWN_SELECT_QUEUE:
-		len = scnprintf(p, room,
-				"%s refused reason=own-select-queue\n", name);
-		break;
-	case XPS_STEER_NO_MEMORY:
-		len = scnprintf(p, room, "%s failed reason=out-of-memory\n",
-				name);
-		break;
-	case XPS_STEER_NO_SYSFS:
-		len = scnprintf(p, room,
-				"%s failed reason=sysfs-error error=%d\n",
-				name, r->value);
-		break;
-	case XPS_STEER_NO_SLOT:
-		len = scnprintf(p, room, "%s failed reason=no-free-slot\n",
-				name);
-		break;
-	default:
-		len = 0;
-	}
-	return at + len;
+	if (r->why >= ARRAY_SIZE(refusal_words))
+		return at;
+	at += scnprintf(buf + at, PAGE_SIZE - at, "%s %s reason=%s", name,
+			refusal_words[r->why][0], refusal_words[r->why][1]);
+	if (r->why == XPS_STEER_TOO_MANY_QUEUES)
+		at += scnprintf(buf + at, PAGE_SIZE - at, " queues=%d max=%u",
+				r->value, XPS_STEER_MAX_QUEUES);
+	else if (r->why == XPS_STEER_NO_SYSFS)
+		at += scnprintf(buf + at, PAGE_SIZE - at, " error=%d",
+				r->value);
+	else if (r->why == XPS_STEER_DENYLISTED)
+		at += scnprintf(buf + at, PAGE_SIZE - at, " driver=%s",
+				r->driver);
+	return at + scnprintf(buf + at, PAGE_SIZE - at, "\n");
 }
 
 static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr,

@@ -258,9 +258,9 @@ static const struct attribute_group queue_group = {
 	.attrs = queue_attrs,
 };
 
-/* <dev>/stats: steered packets, and the others by reason (counters.c). */
-static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
-			  char *buf)
+/* A file of a <dev> directory: show(xdev) unless the device is gone. */
+static ssize_t show_dev(struct kobject *kobj, char *buf,
+			ssize_t (*show)(struct xps_steer_dev *xdev, char *buf))
 {
 	struct xps_steer_dev *xdev;
 	ssize_t ret = -ENODEV;
@@ -268,9 +268,16 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 	mutex_lock(&xps_steer_lock);
 	xdev = find_dev(kobj);
 	if (xdev)
-		ret = xps_steer_counters_show(xdev, buf);
+		ret = show(xdev, buf);
 	mutex_unlock(&xps_steer_lock);
 	return ret;
+}
+
+/* <dev>/stats: steered packets, and the others by reason (counters.c). */
+static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	return show_dev(kobj, buf, xps_steer_counters_show);
 }
 
 static struct kobj_attribute stats_attr = __ATTR_RO(stats);
@@ -278,15 +285,7 @@ static struct kobj_attribute stats_attr = __ATTR_RO(stats);
 static ssize_t map_show(struct kobject *kobj, struct kobj_attribute *attr,
 			char *buf)
 {
-	struct xps_steer_dev *xdev;
-	ssize_t ret = -ENODEV;
-
-	mutex_lock(&xps_steer_lock);
-	xdev = find_dev(kobj);
-	if (xdev)
-		ret = xps_steer_model_show_map(xdev, buf);
-	mutex_unlock(&xps_steer_lock);
-	return ret;
+	return show_dev(kobj, buf, xps_steer_model_show_map);
 }
 
 static ssize_t map_store(struct kobject *kobj, struct kobj_attribute *attr,

@@ -319,6 +319,43 @@ progress() {
 
 hexeq() { [ $((0x$1)) = $((0x$2)) ]; }	# masks equal as numbers
 
+# niced OUT CMD...: CMD (a shell function too) in the background at nice
+# 10, like the traffic, its output in OUT; its pid in NICED. At nice 0
+# such shell loops starved the traffic on the debug kernel.
+niced() {
+	local out=$1
+	shift
+	"$@" >"$out" &
+	NICED=$!
+	renice -n 10 -p "$NICED" >/dev/null
+}
+
+# writes_report WHAT WANT WRITERS WPREFIX RPREFIX BAD BADFILE SECS: the
+# writers' "writes errors" lines (files WPREFIX*) and the readers' "reads
+# bad" lines (RPREFIX*) summed: at least WANT writes, none failed, no bad
+# read (BAD says what one is; BADFILE shows them).
+writes_report() {
+	local what=$1 want=$2 nw=$3 n r
+	n=$(cat "$4"* | awk '{ n += $1; e += $2 } END { print n + 0, e + 0 }')
+	r=$(cat "$5"* | awk '{ n += $1; b += $2 } END { print n + 0, b + 0 }')
+	diag "$nw writers: ${n% *} $what (${n#* } failed) in $8 s; 2 readers: ${r% *} reads (${r#* } $6)"
+	[ "${n% *}" -ge "$want" ] || fail "only ${n% *} of $want $what done"
+	[ "${n#* }" = 0 ] || fail "${n#* } valid $what failed"
+	if [ "${r#* }" != 0 ]; then
+		fail "concurrent reads returned $6:"
+		diag_file "$7" 10
+	fi
+}
+
+# wait_all SECONDS WHAT PID...: each must end within SECONDS.
+wait_all() {
+	local secs=$1 what=$2 p
+	shift 2
+	for p in "$@"; do
+		wait_pid "$p" "$secs" || fail "$what $p did not finish in $secs s"
+	done
+}
+
 # expect_masks_num DEV M0 M1 ...: read-back equals the masks as numbers
 # (with more than 4 possible CPUs the files read "01", not "1").
 expect_masks_num() {
@@ -432,40 +469,24 @@ t_stress_mask_writes() {
 	rm -f "$W/wr.stop" "$W/reader.bad"
 	bg_start "tcp udp pin"
 	t0=$(date +%s)
-	# Writers and readers are niced like the traffic: at nice 0 these ten
-	# shell loops starved it on the debug kernel (iperf3 transfers hit
-	# their timeout), and traffic must run during the writes.
 	wp=()
-	w=0
-	while [ $w -lt "$WRITERS" ]; do
-		writer "$(xf veth0 $((w % NQ)))" "$W/wr.list.$w" >"$W/wr.res.$w" &
-		wp+=($!)
-		renice -n 10 -p $! >/dev/null
-		w=$((w + 1))
+	for ((w = 0; w < WRITERS; w++)); do
+		niced "$W/wr.res.$w" writer "$(xf veth0 $((w % NQ)))" "$W/wr.list.$w"
+		wp+=("$NICED")
 	done
 	rp=() files=()
 	for ((q = 0; q < NQ; q++)); do files+=("$(xf veth0 "$q")"); done
 	for r in 1 2; do
-		reader "${files[@]}" >"$W/rd.res.$r" &
-		rp+=($!)
-		renice -n 10 -p $! >/dev/null
+		niced "$W/rd.res.$r" reader "${files[@]}"
+		rp+=("$NICED")
 	done
-	for p in "${wp[@]}"; do
-		wait_pid "$p" 1800 || fail "mask writer $p did not finish in 1800 s"
-	done
+	wait_all 1800 "mask writer" "${wp[@]}"
 	touch "$W/wr.stop"
-	for p in "${rp[@]}"; do wait_pid "$p" 60 || fail "reader $p did not stop"; done
+	wait_all 60 reader "${rp[@]}"
 	t1=$(date +%s)
 	bg_stop
-	n=$(cat "$W"/wr.res.* | awk '{ n += $1; e += $2 } END { print n + 0, e + 0 }')
-	r=$(cat "$W"/rd.res.* | awk '{ n += $1; b += $2 } END { print n + 0, b + 0 }')
-	diag "$WRITERS writers: ${n% *} writes (${n#* } failed) in $((t1 - t0)) s; 2 readers: ${r% *} reads (${r#* } malformed)"
-	[ "${n% *}" -ge "$WRITES" ] || fail "only ${n% *} of $WRITES writes done"
-	[ "${n#* }" = 0 ] || fail "${n#* } valid mask writes failed"
-	if [ "${r#* }" != 0 ]; then
-		fail "concurrent reads returned malformed masks:"
-		diag_file "$W/reader.bad" 10
-	fi
+	writes_report "mask writes" "$WRITES" "$WRITERS" "$W/wr.res." "$W/rd.res." \
+		"malformed masks" "$W/reader.bad" $((t1 - t0))
 	# Every file reads its last write.
 	final=()
 	q=0
@@ -928,32 +949,21 @@ t_stress_map_writes() {
 	t0=$(date +%s)
 	wp=()
 	for ((w = 0; w < MAPWRITERS; w++)); do
-		map_writer "$XS/veth0/map" "$W/mw.list.$w" >"$W/mw.res.$w" &
-		wp+=($!)
-		renice -n 10 -p $! >/dev/null
+		niced "$W/mw.res.$w" map_writer "$XS/veth0/map" "$W/mw.list.$w"
+		wp+=("$NICED")
 	done
 	rp=()
 	for r in 1 2; do
-		map_reader "$XS/veth0/map" >"$W/mr.res.$r" &
-		rp+=($!)
-		renice -n 10 -p $! >/dev/null
+		niced "$W/mr.res.$r" map_reader "$XS/veth0/map"
+		rp+=("$NICED")
 	done
-	for p in "${wp[@]}"; do
-		wait_pid "$p" 1800 || fail "map writer $p did not finish in 1800 s"
-	done
+	wait_all 1800 "map writer" "${wp[@]}"
 	touch "$W/mw.stop"
-	for p in "${rp[@]}"; do wait_pid "$p" 60 || fail "map reader $p did not stop"; done
+	wait_all 60 "map reader" "${rp[@]}"
 	t1=$(date +%s)
 	bg_stop
-	n=$(cat "$W"/mw.res.* | awk '{ n += $1; e += $2 } END { print n + 0, e + 0 }')
-	r=$(cat "$W"/mr.res.* | awk '{ n += $1; b += $2 } END { print n + 0, b + 0 }')
-	diag "$MAPWRITERS writers: ${n% *} map writes (${n#* } failed) in $((t1 - t0)) s; 2 readers: ${r% *} reads (${r#* } not a complete map)"
-	[ "${n% *}" -ge "$MAPWRITES" ] || fail "only ${n% *} of $MAPWRITES map writes done"
-	[ "${n#* }" = 0 ] || fail "${n#* } valid map writes failed"
-	if [ "${r#* }" != 0 ]; then
-		fail "concurrent reads returned incomplete maps:"
-		diag_file "$W/mapread.bad" 10
-	fi
+	writes_report "map writes" "$MAPWRITES" "$MAPWRITERS" "$W/mw.res." "$W/mr.res." \
+		"incomplete maps" "$W/mapread.bad" $((t1 - t0))
 	# The map reads the last write, and every packet obeys it.
 	want=$(printf '%b' "$(tail -n 1 "$W/mw.list.0")")
 	got=$(cat "$XS/veth0/map")
