@@ -25,7 +25,9 @@ struct xps_steer_cpu_queues {
 
 /*
  * The per-CPU queue map the TX path reads. Built whole by a writer,
- * published with RCU and never modified afterwards.
+ * published with RCU and never modified afterwards. The receive-queue map
+ * (xps_rxqs) has the same layout, indexed by receive queue: there,
+ * "cpu" reads "receive queue".
  */
 struct xps_steer_map {
 	struct rcu_head rcu;		/* first: see kvfree_rcu() in compat.h */
