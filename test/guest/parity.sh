@@ -8,7 +8,7 @@
 # docs/bad-input.md, rows Q01-Q11 and C01-C06.
 # Sourced by suite.sh (the runner); helpers in lib.sh.
 
-test_def rxqs_file_rules "xps_rxqs: the kernel's format, checks and errnos (differential), inactive queues, privileges, other namespaces"
+test_def rxqs_file_rules "xps_rxqs: the kernel's format, checks and errnos (differential), privileges, other namespaces (queues out of use: queues_inactive_files)"
 test_def rxqs_steering "xps_rxqs per packet: a TCP socket's receive queue picks its queue before the CPU map, as with the kernel's xps_rxqs; counted as steered_by_rxqs"
 test_def traffic_classes "mqprio per packet: each priority steered inside its class, a CPU without a queue in the class left to the stock selection and counted; queues in no class refused like the kernel's; masks kept across qdisc changes"
 
@@ -67,18 +67,6 @@ EOF
 		else
 			row Q09 "$ra" xps_rxqs
 		fi
-	fi
-
-	# A queue out of use (ethtool -L) keeps its mask and takes no new one.
-	must ethtool -L veth0 tx 2 || return
-	row_mark
-	xw - "$(rqf veth0 3)" 1
-	rdn - "$(rqf veth0 3)"
-	must ethtool -L veth0 tx "$NQ"
-	if [ "$XW" != "err ENXIO" ] || [ "$RD" != "0$NL" ]; then
-		fail "xps_rxqs of veth0 tx-3 out of use: write gave '$XW' (expected 'err ENXIO'), reads '$(show "$RD")' (expected 0)"
-	else
-		row Q10 "$XW" xps_rxqs
 	fi
 
 	# A root writer in another network namespace.

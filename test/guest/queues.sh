@@ -4,12 +4,16 @@
 # every one of num_tx_queues from attach on, queues that are not in use
 # refuse writes (ENXIO) and are never used per packet, masks kept across
 # a shrink and a regrow, added queues configurable at once (docs/bad-input.md
-# rows S09, S10, S15).  held_start/held_io come from lifecycle.sh.
+# rows S09, S10, S15), and the same through the map, xps_cpus_list,
+# xps_rxqs, status and stats files (rows M22-M24, L07, L08, Q10).
+# held_start/held_io come from lifecycle.sh, map_row/list_row/pace/M11
+# from mapfile.sh, ctr_* from counters.sh, rqf/features_has from parity.sh.
 # Sourced by suite.sh (the runner); helpers in lib.sh.
 
 test_def queues_ethtool_shrink "ethtool -L shrink: every tx-<n> stays, a removed queue keeps and shows its mask, refuses writes (ENXIO), and no packet uses a queue >= real_num_tx_queues"
 test_def queues_added_writable_at_once "queues that ethtool -L adds take a mask at once, with no link event, and steer per packet"
 test_def queues_masks_survive_regrow "masks survive ethtool -L 4 -> 2 -> 4 and steer again right after the regrow, no link bounce"
+test_def queues_inactive_files "queues out of use (ethtool -L 4 -> 2) through the map, xps_cpus_list, xps_rxqs, status and stats files: writes refused (ENXIO), masks kept, active queues shown, their CPUs' packets counted as queue_inactive"
 
 # ethtool_L DEV N: ethtool -L DEV tx N; a veth without channel support
 # (older kernels) makes the test skip, any other failure fails it.
@@ -194,6 +198,65 @@ t_queues_masks_survive_regrow() {
 }
 
 t_queues_masks_survive_regrow_cleanup() {
+	modprobe -r xps_steer
+	[ "$(txq_count veth0)" = "$NQ" ] || ethtool -L veth0 tx "$NQ"
+	ip link set veth0 up
+}
+
+# The files beside xps_cpus on queues out of use (docs/bad-input.md rows
+# M22-M24, L07, L08, Q10): kept apart from those files' own tests because
+# veth has no ethtool -L before 5.11, where this test is skipped.
+t_queues_inactive_files() {
+	local st
+	fx_loaded dev=dum0,veth0 || return
+
+	# tx-2 and tx-3 keep what they had before the shrink: empty here.
+	ethtool_L veth0 2 || return
+	set_masks veth0 1 2 || return
+	map_is veth0 'tx-0 0\ntx-1 1\ntx-2\ntx-3\n' || return
+	ethtool_L veth0 "$NQ" || return
+	set_masks veth0 1 2 4 8 || return
+	ethtool_L veth0 2 || return
+	link_settled veth0 || return
+	map_is veth0 "$M11" || return
+
+	st=$(grep '^veth0 ' /sys/module/xps_steer/status)
+	if [ "$st" != "veth0 attached queues=$NQ active=2 hook=installed name=veth0" ]; then
+		fail "status of veth0 with 2 of $NQ queues active: '$st'"
+		return
+	fi
+	diag "status: $st"
+
+	# CPUs 2 and 3 map to queues out of use: the stock selection, counted.
+	ctr_around veth0 udp_all - veth0 "$DST2" "0:0 1:1 2:0,1 3:0,1" || return
+	steer_check "UDP, 2 of $NQ queues" veth0 "$NQ" 0 "$SPEC" || return
+	ctr_expect "queues 2-3 out of use" "$W/delta" \
+		"steered=$(($(tbl_count cpu=0) + $(tbl_count cpu=1))) tx-0=$(tbl_count cpu=0 queue=0) tx-1=$(tbl_count cpu=1 queue=1) queue_inactive=$(($(tbl_count cpu=2) + $(tbl_count cpu=3)))" || return
+
+	pace_reset
+	map_row M22 veth0 "$M11" 'tx-0 1\ntx-1 0\ntx-2 2\ntx-3 3\n' "ok 28" 'tx-0 1\ntx-1 0\ntx-2 2\ntx-3 3\n' || return
+	map_row M23 veth0 "$M11" 'tx-0 1' "ok 6" 'tx-0 1\ntx-1\ntx-2 2\ntx-3 3\n' || return
+	pace; map_row M24 veth0 "$M11" 'tx-0 1\ntx-3 0-3\n' "err ENXIO" = || return
+	pace; list_row L07 veth0 3 - '0' "err ENXIO" 3 8 || return
+	list_row L08 veth0 1 2 '0' "ok 1" 0 1 || return
+
+	if features_has sk_rx_queue_get; then
+		pace
+		row_mark
+		xw - "$(rqf veth0 3)" 1
+		rdn - "$(rqf veth0 3)"
+		if [ "$XW" != "err ENXIO" ] || [ "$RD" != "0$NL" ]; then
+			fail "xps_rxqs of veth0 tx-3 out of use: write gave '$XW' (expected 'err ENXIO'), reads '$(show "$RD")' (expected 0)"
+			return
+		fi
+		row Q10 "$XW" xps_rxqs
+	else
+		diag "xps_rxqs: refuses every write on this kernel (rxqs_file_rules), so row Q10 does not apply"
+	fi
+	ethtool_L veth0 "$NQ"
+}
+
+t_queues_inactive_files_cleanup() {
 	modprobe -r xps_steer
 	[ "$(txq_count veth0)" = "$NQ" ] || ethtool -L veth0 tx "$NQ"
 	ip link set veth0 up

@@ -47,6 +47,7 @@ SUITE_TESTS=(
 	queues_ethtool_shrink
 	queues_added_writable_at_once
 	queues_masks_survive_regrow
+	queues_inactive_files
 	params_dev_validation
 	unload_refused_while_attached
 	dev_list_runtime
