@@ -32,6 +32,7 @@
 #include <linux/bitmap.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/netdevice.h>
 #include <linux/rcupdate.h>
 #include <linux/skbuff.h>
@@ -278,6 +279,16 @@ static inline int xps_steer_print_list(char *buf, size_t size,
 
 	/* It cuts short silently: a full buffer may not have been enough. */
 	return len + 1 >= (int)size ? (int)size : len;
+}
+#endif
+
+/* Before 4.2 the charp type's free is reachable only through its ops. */
+#ifndef XPS_STEER_HAVE_PARAM_FREE_CHARP
+#undef param_free_charp
+#define param_free_charp	xps_steer_param_free_charp
+static inline void xps_steer_param_free_charp(void *arg)
+{
+	param_ops_charp.free(arg);
 }
 #endif
 
