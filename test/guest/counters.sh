@@ -84,12 +84,24 @@ t_counters_reconcile() {
 	done
 	ctr_expect "mapped CPUs 0-2, unmapped CPU 3" "$W/delta" "steered=$s $want" || return
 
-	# A connected socket caches its queue after the first packet.
+	# A connected socket caches its queue after the first packet. The
+	# kernels whose sk_tx_queue_get() is out of line (the 2025 series "net:
+	# allow busy connected flows to switch tx queues" made it so, set
+	# ooo_okay when a socket has nothing in flight and let a cached queue
+	# go stale; sid's 7.2 has it) may pick again instead, on
+	# the same queue here: there the trace cannot tell kept from steered,
+	# so only their sum is checked.
 	ctr_around dum0 flood_traced dum0 - 0 "$DST0" 1 200 -c || return
 	t=$(tbl_count queue=0)
 	c=$(awk '$1 == "kept_socket_queue" { print $2 }' "$W/delta")
-	if [ "$(tbl_count)" != "$t" ] || [ "${c:-0}" -lt 1 ]; then
-		fail "connected socket: $(tbl_count) packets traced, $t of them on tx-0, $c kept"
+	if [ "$(tbl_count)" != "$t" ]; then
+		fail "connected socket: $(tbl_count) packets traced, only $t of them on tx-0"
+		return
+	fi
+	if grep -q ' sk_tx_queue_get$' /proc/kallsyms; then
+		diag "this kernel may pick a cached queue again (sk_tx_queue_get): $c of $t packets kept"
+	elif [ "${c:-0}" -lt 1 ]; then
+		fail "connected socket: $t packets traced on tx-0, $c kept"
 		return
 	fi
 	ctr_expect "connected socket, $t packets" "$W/delta" \
