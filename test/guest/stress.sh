@@ -877,12 +877,15 @@ t_stress_dev_list_cleanup() {
 }
 
 # map_writer FILE LIST: write each line of LIST (a map, with \n escapes)
-# to FILE in one write; prints "writes errors".
+# to FILE in one write() (xwrite: bash's own stdout is line buffered, so
+# its printf would write the map line by line, each line a whole map);
+# prints "writes errors".
 map_writer() {
-	local n e m
+	local n e m r
 	n=0 e=0
 	while read -r m; do
-		printf '%b' "$m" >"$1" 2>/dev/null || e=$((e + 1))
+		r=$(xwrite -- "$1" "$m")
+		[ "${r%% *}" = ok ] || e=$((e + 1))
 		n=$((n + 1))
 	done <"$2"
 	echo "$n $e"
