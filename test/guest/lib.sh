@@ -24,6 +24,7 @@ case " $* " in *" --list "*) ;; *) mkdir -p "$W" ;; esac
 TR=/sys/kernel/tracing
 [ -e "$TR/trace" ] || TR=/sys/kernel/debug/tracing
 EV=$TR/events/net/net_dev_start_xmit
+TRACE_KB=4096
 
 # Kernel problem reports in the guest's own log (dmesg); the host scans the
 # console with its own, wider list (test/lib.sh, console_verdict).
@@ -708,7 +709,7 @@ trace_setup() {
 	fi
 	echo 0 >"$TR/tracing_on"
 	# Per-CPU buffer: ~40k events each, far above what one check sends.
-	echo 4096 >"$TR/buffer_size_kb"
+	echo "$TRACE_KB" >"$TR/buffer_size_kb"
 	return 0
 }
 

@@ -167,6 +167,9 @@ FLIP_B='tx-15 0-3\n'
 FLIP_SPEC='0:0,15 1:0,15 2:0,15 3:0,15'
 FLIP_DST=10.9.5.2
 FLIP_SECS=2
+# Time-bounded floods on a fast kernel (sid: 55,000 packets from one CPU
+# in FLIP_SECS) overrun the usual trace buffer: 4 times as much here.
+FLIP_TRACE_KB=$((4 * TRACE_KB))
 
 # map_flipper FILE A B: writes A and B in turn, one write() each, until
 # $W/flip.on is removed; prints "writes failures".
@@ -263,6 +266,7 @@ t_map_atomic_flip() {
 	NQ=$FLIP_Q fx_dummy dumf - 10.9.5.1 || return
 	NQ=$FLIP_Q fx_dummy dumg ref 10.9.5.1 || return
 	xps_load dev=dumf || return
+	must sh -c "echo $FLIP_TRACE_KB >$TR/buffer_size_kb" || return
 
 	# 1. The intermediate state exists: one per-queue write into A -> B.
 	xw - "$(xf dumf 0)" f
@@ -297,6 +301,7 @@ t_map_atomic_flip() {
 
 t_map_atomic_flip_cleanup() {
 	rm -f "$W/flip.on"
+	echo "$TRACE_KB" >"$TR/buffer_size_kb"
 	modprobe -r xps_steer
 	ip link del dumf
 	ip -n ref link del dumg
