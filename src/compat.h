@@ -32,6 +32,7 @@
 #include <linux/bitmap.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/netdevice.h>
 #include <linux/rcupdate.h>
 #include <linux/skbuff.h>
@@ -241,6 +242,16 @@ static inline ssize_t xps_steer_emit_mask(char *buf, const unsigned long *mask,
 	int len = bitmap_scnprintf(buf, PAGE_SIZE - 1, mask, nbits);
 
 	return len + scnprintf(buf + len, PAGE_SIZE - len, "\n");
+}
+#endif
+
+/* Before 4.2 the charp type's free is reachable only through its ops. */
+#ifndef XPS_STEER_HAVE_PARAM_FREE_CHARP
+#undef param_free_charp
+#define param_free_charp	xps_steer_param_free_charp
+static inline void xps_steer_param_free_charp(void *arg)
+{
+	param_ops_charp.free(arg);
 }
 #endif
 
