@@ -48,7 +48,9 @@ ev_expect() {
 	local label=$1 want
 	shift
 	EV_WANT+=("$@")
-	wait_until 10 ev_lines_ge "${#EV_WANT[@]}"
+	# Generous: the debug kernel took over 10 s to attach big0 (4096
+	# queues); a passing run waits only until the events are there.
+	wait_until 60 ev_lines_ge "${#EV_WANT[@]}"
 	# Time for an event too many to arrive, too.
 	sleep 0.5
 	want=
