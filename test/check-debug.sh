@@ -67,8 +67,9 @@ stress() {	# NAME STRESS.SH-ARGS...
 suite() { vm suite --smp 4 "${test_kos[@]}" -- /test/suite.sh; }
 
 lanes=${XPS_STEER_DEBUG_LANES:-$(($(nproc) >= 2 ? 2 : 1))}
-lane1=stress_attach_cycles,stress_mask_writes,stress_map_writes,stress_queue_resize,stress_packet_bypass,stress_cpu_hotplug,stress_final
-lane2=stress_device_churn,stress_dev_list,stress_final
+# Lane 2 also runs the functional suite first, so it takes fewer stress
+# tests than check-stress.sh's lane 2.
+{ read -r lane1 && read -r lane2; } < <(stress_lanes "stress_device_churn stress_dev_list")
 want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 status=0
 pid1=

@@ -45,17 +45,10 @@ lanes=${XPS_STEER_STRESS_LANES:-$(($(nproc) >= 2 ? 2 : 1))}
 if [[ -n $spec ]] || ((lanes < 2)); then
 	lane_tests=("$sel")
 else
-	l1='' l2=''
-	for name in $names; do
-		[[ $name != stress_final ]] || continue
-		if [[ " $LANE2 " == *" $name "* ]]; then
-			l2+=$name,
-		else
-			l1+=$name,
-		fi
-	done
-	lane_tests=("${l1}stress_final" "${l2}stress_final")
+	mapfile -t lane_tests < <(stress_lanes "$LANE2")
 fi
+# Logs of an earlier run in the same directory must not be counted.
+rm -f "$out"/stress-*.tap "$out"/console-*.log
 
 # Single-threaded TCG (vm.sh): under multi-threaded TCG the guest kernel's
 # int3 live text patching (tracepoints toggled hundreds of times here) was
