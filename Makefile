@@ -5,12 +5,15 @@
 #   make clean
 #   make dkms-install    register, build and install with DKMS (KVER= kernel,
 #                        default the running one); make dkms-uninstall
-#   make deb             build/deb/xps-steer-dkms_<ver>_all.deb (+ lintian)
-#   make rpm             build/rpm/xps-steer-dkms-<ver>-1.noarch.rpm
+#   make deb             build/deb/xps-steer-dkms_<ver>_all.deb and
+#                        xps-steer_<ver>_<arch>.deb (+ lintian)
+#   make rpm             build/rpm/xps-steer-dkms-<ver>-1.noarch.rpm and
+#                        xps-steer-<ver>-1.<arch>.rpm
 #
 # Try and test, as root on Debian 12 (each installs what it needs with apt):
 #   make demo            boot a QEMU guest and show CPU -> queue per packet
-#   make check           lint, build, the functional suite in a QEMU guest,
+#   make check           lint, the tool's tests (host, ASan/UBSan), build,
+#                        the functional suite in a QEMU guest,
 #                        the bad-input catalogue check and check-nics;
 #                        T=name[,name...] runs just those tests (`lint` names
 #                        the static checks; names: test/guest/suite.sh --list,
@@ -24,9 +27,11 @@
 #                        (T=name,... boots just those tests)
 #   make check-install   apt install the .deb in a Debian 12 chroot, boot it with
 #                        a 4-queue virtio-net NIC, steer per packet
-#   make check-packages  build the .deb and .rpm, compare their contents
+#   make check-packages  build the .debs and .rpms, compare them package by
+#                        package
 #   make check-dkms      dkms 2.8/3.x add/build/install/remove in chroots
-#   make check-rpm       the .rpm's %post/%preun with rpm in a Debian 12 chroot
+#   make check-rpm       the .rpms' scriptlets with rpm in a Debian 12 chroot
+#                        (several kernels)
 #   make check-version   VERSION = dkms.conf = debian/changelog = rpm spec
 #   make check-stress    the stress suite on the stock guest kernel (T=name,...
 #                        as for check, names: test/guest/stress.sh --list;

@@ -3,9 +3,10 @@
 # user would and prove, on a booted system with a real multiqueue NIC, that
 # the DKMS-built module steers every packet.
 #
-#   1. build xps-steer-dkms_<ver>_all.deb (scripts/pkg.sh deb, lintian-clean);
+#   1. build xps-steer-dkms_<ver>_all.deb and xps-steer_<ver>_<arch>.deb
+#      (scripts/pkg.sh deb, lintian-clean);
 #   2. in a throw-away overlay of the cached bookworm chroot (test/chroot.sh),
-#      `apt-get install ./xps-steer-dkms_<ver>_all.deb`: the package's own
+#      `apt-get install` both: the module package's own
 #      DKMS hook must build and install the module for the chroot's kernel
 #      (checked: dkms status, /lib/modules/<abi>/updates/dkms/xps_steer.ko,
 #      its vermagic), and nothing for the host's kernel;
@@ -14,8 +15,8 @@
 #      TCG, 4 vCPUs, with a virtio-net NIC with 4 queue pairs on a host
 #      multiqueue tap; test/guest/install.sh runs as PID 1 (KTAP output):
 #      modinfo, stock spread, `modprobe xps_steer dev=eth0`, per-packet
-#      steering (tracepoint), ethtool -L 2 and back to 4, modprobe -r,
-#      `apt-get remove`;
+#      steering (tracepoint) with a map the installed xps-steer tool sets,
+#      ethtool -L 2 and back to 4, modprobe -r, `apt-get remove`;
 #   4. the console is judged by console_verdict (test/lib.sh, as in vm.sh):
 #      any kernel WARNING/BUG/oops/stall/taint, a guest failure or a timeout
 #      fails.
@@ -64,8 +65,11 @@ trap 'exit 130' INT TERM
 # --- 1. the package --------------------------------------------------------
 t=$(now_us)
 ver=$("$TOP/scripts/pkg.sh" version)
-deb=$("$TOP/scripts/pkg.sh" deb "$out/deb") || die "make deb failed"
-say "built $deb in $(secs_since "$t") s"
+# Two packages: xps-steer-dkms (the module) and xps-steer (the tool).
+debs=$("$TOP/scripts/pkg.sh" deb "$out/deb") || die "make deb failed"
+mapfile -t debs <<<"$debs"
+((${#debs[@]} == 2)) || die "pkg.sh deb gave ${#debs[@]} packages, expected 2: ${debs[*]}"
+say "built ${debs[*]} in $(secs_since "$t") s"
 
 # --- 2. apt install in a copy of the bookworm chroot -----------------------
 t=$(now_us)
@@ -76,14 +80,16 @@ abi=$(sed -n 's/^ABI=//p' "$OV_LOWER/.xps_steer-info")
 [[ -f $root/boot/initrd.img-$abi ]] || die "no initramfs /boot/initrd.img-$abi in $OV_LOWER"
 say "chroot $OV_LOWER (kernel $abi) ready in $(secs_since "$t") s, overlay in $work/ov"
 t=$(now_us)
-cp "$deb" "$root/tmp/"
-debname=${deb##*/}
-if ! ov_run apt-get install -y "/tmp/$debname" >"$out/apt-install.log" 2>&1; then
+cp "${debs[@]}" "$root/tmp/"
+inst=()
+for deb in "${debs[@]}"; do inst+=("/tmp/${deb##*/}"); done
+# jq: the guest test reads the tool's --json output.
+if ! ov_run apt-get install -y "${inst[@]}" jq >"$out/apt-install.log" 2>&1; then
 	tail -n 30 "$out/apt-install.log" >&2
-	die "apt-get install ./$debname failed (log $out/apt-install.log)"
+	die "apt-get install ${inst[*]} failed (log $out/apt-install.log)"
 fi
-rm -f "$root/tmp/$debname"
-say "apt-get install ./$debname: done in $(secs_since "$t") s (log $out/apt-install.log)"
+for deb in "${inst[@]}"; do rm -f "$root$deb"; done
+say "apt-get install ${inst[*]}: done in $(secs_since "$t") s (log $out/apt-install.log)"
 # The package's postinst (dh_dkms) must have built it, for the chroot's
 # kernel: the host's kernel ($(uname -r)) has no headers in the chroot.
 st=$(ov_run dkms status -m xps-steer -v "$ver" 2>&1 || true)

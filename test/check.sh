@@ -9,7 +9,9 @@
 #   T= runs just these tests: the suite's (test/guest/suite.sh --list; in
 #   the order given, in one guest) and the real-NIC-driver lane's
 #   (test/guest/nics.sh --list: nic_<driver>_<test>; only the drivers they
-#   name are booted). The static checks (test/lint.sh) are the test named
+#   name are booted), and the operators' tool's (tool/tests/run.sh --list:
+#   tool_<name>, on the host against fake /sys trees, built with ASan and
+#   UBSan). The static checks (test/lint.sh) are the test named
 #   `lint`: they run with no T= (or T=all) and when T names lint. The
 #   catalogue check runs when a selected test checks rows of
 #   docs/bad-input.md, and then only those rows are required. An unknown
@@ -25,13 +27,15 @@ for arg in "$@"; do
 	*) die_usage "unknown argument '$arg' (usage: test/check.sh [T=name[,name...]])" ;;
 	esac
 done
-# `lint` is one more name; nic_* names are the NIC lane's, the rest must be
-# the suite's.
-lint=0 guest=() nics=()
+# `lint` is one more name; nic_* names are the NIC lane's, tool_* the
+# tool's, the rest must be the suite's.
+lint=0 guest=() nics=() tools=()
+tool_names=" $("$TOP/tool/tests/run.sh" --list | paste -sd' ') "
 if [[ -z $spec || $spec == all ]]; then
 	lint=1
 	mapfile -t guest < <(select_names "$TOP/test/guest/suite.sh" all)
 	mapfile -t nics < <(select_names "$TOP/test/guest/nics.sh" all)
+	read -ra tools <<<"$tool_names"
 else
 	nic_names=" $(test_names "$TOP/test/guest/nics.sh" | paste -sd' ') "
 	IFS=, read -ra names <<<"$spec"
@@ -41,6 +45,8 @@ else
 			lint=1
 		elif [[ $nic_names == *" $name "* ]]; then
 			nics+=("$name")
+		elif [[ $tool_names == *" $name "* ]]; then
+			tools+=("$name")
 		else
 			rest+=("$name")
 		fi
@@ -49,7 +55,7 @@ else
 		suite_names=" $(test_names "$TOP/test/guest/suite.sh" | paste -sd' ') "
 		for name in "${rest[@]}"; do
 			[[ $suite_names == *" $name "* ]] ||
-				die_usage "T=$spec: unknown test '$name'; the tests are lint, the suite's:$suite_names(test/guest/suite.sh --list) and the NIC lane's:$nic_names(test/guest/nics.sh --list)"
+				die_usage "T=$spec: unknown test '$name'; the tests are lint, the suite's:$suite_names(test/guest/suite.sh --list), the NIC lane's:$nic_names(test/guest/nics.sh --list) and the tool's:$tool_names(tool/tests/run.sh --list)"
 		done
 		mapfile -t guest < <(printf '%s\n' "${rest[@]}")
 	fi
@@ -67,6 +73,13 @@ taps=()
 if ((lint)); then
 	KDIR=$kdir "$TOP/test/lint.sh" | tee "$out/lint.tap" || status=1
 	taps+=("$out/lint.tap")
+fi
+
+# The operators' tool, on the host (fast; before the guests).
+if ((${#tools[@]})); then
+	sel=$(IFS=,; echo "${tools[*]}")
+	make -s -C "$TOP/tool" O="$out/tool" check "T=$sel" | tee "$out/tool.tap" || status=1
+	taps+=("$out/tool.tap")
 fi
 
 if ((${#guest[@]} + ${#nics[@]})); then

@@ -19,6 +19,8 @@ pkgs=(
 	sparse          # make C=1 static checks
 	shellcheck      # test/lint.sh: every shell script
 	linux-source-6.1
+	pkg-config libhwloc-dev libjson-c-dev libinih-dev # the xps-steer tool
+	jq              # the tool's tests read its --json output
 )
 
 updated=0

@@ -115,6 +115,13 @@ done
 		-f "$TOP"/src/compat.h "$TOP"/src/probes/*.c || status=$?
 	# The test-only modules: nothing ignored.
 	"$(checkpatch)" --strict --no-tree --terse -f "$TOP"/test/modules/*.c || status=$?
+	# The operators' tool, userspace C in kernel style. Not for it: the
+	# kernel's own macros (__printf, __weak, u64), which userspace has
+	# not, and LONG_LINE_STRING: its messages are not split, so that they
+	# can be grepped for (long code lines are still reported).
+	"$(checkpatch)" --strict --no-tree --terse \
+		--ignore PREFER_PRINTF,PREFER_DEFINED_ATTRIBUTE_MACRO,PREFER_KERNEL_TYPES,LONG_LINE_STRING \
+		-f "$TOP"/tool/*.[ch] || status=$?
 } >"$log/out" 2>&1
 result 3 "checkpatch.pl --strict is clean" "$status"
 
@@ -174,8 +181,9 @@ make -s -C "$TOP" KDIR="$kdir" clean >/dev/null
 status=0
 : >"$log/out"
 mapfile -t scripts < <(cd "$TOP" && {
-	find test scripts src/probes -name '*.sh' -type f
+	find test scripts src/probes tool -name '*.sh' -type f
 	echo .ci/run
+	echo tool/completion/xps-steer
 	for f in debian/{preinst,postinst,prerm,postrm,config} debian/*.{preinst,postinst,prerm,postrm}; do
 		[[ -f $f ]] && echo "$f"
 	done

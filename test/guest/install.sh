@@ -145,13 +145,40 @@ t_install_load() {
 	klog_expect "$DEV: attached ($NQ tx queues)"
 }
 
-t_install_steering() {
+t_install_tool() {
+	local v
+	v=$(xps-steer --version 2>&1)
+	[ "$v" = "xps-steer $EXPECT_VERSION" ] || fail "xps-steer --version: '$v', package version $EXPECT_VERSION"
 	need_module || return
-	# tx-q carries CPU NQ-1-q: the reverse of virtio-net's own XPS diagonal.
-	set_masks "$DEV" 8 4 2 1 || return
+	must xps-steer status --json "$DEV" || return
+	jq -e '.devices[0] | .state == "attached" and .backend == "module" and .driver == "virtio_net" and .queues_total == 4' \
+		"$W/q.out" >/dev/null || { fail "xps-steer status --json $DEV:"; diag_file "$W/q.out" 40; }
+}
+
+t_install_steering() {
+	local q vpid moved
+	need_module || return
+	# tx-q carries CPU NQ-1-q: the reverse of virtio-net's own XPS
+	# diagonal, set with the installed tool, read back from the module.
+	for ((q = 0; q < NQ; q++)); do
+		must xps-steer set "$DEV" "tx-$q" $((NQ - 1 - q)) || return
+	done
 	expect_masks "$DEV" 8 4 2 1 || return
+	# xps-steer verify watches the same traffic.
+	xps-steer verify "$DEV" 6 --json >"$W/verify.json" 2>"$W/verify.err" &
+	vpid=$!
+	sleep 2
 	send_all || return
+	moved=$MOVED
 	check "$(rev_spec)" "CPU c -> queue $((NQ - 1))-c"
+	wait "$vpid"
+	diag "xps-steer verify $DEV: exit $?, $(jq -c '{packets, off_map, off_map_by_counters, ok}' "$W/verify.json" 2>&1)"
+	# verify counts the CPU that handed a frame to the driver: frames
+	# handed over by another CPU (MOVED, from the frame lengths) may be
+	# off its map; every other frame must be on it.
+	jq -e --argjson sent $((PKTS * ${#CPUS[@]})) --argjson moved "$moved" \
+		'.packets >= $sent and .off_map <= $moved' "$W/verify.json" >/dev/null ||
+		{ fail "xps-steer verify disagrees with the per-packet check ($PKTS x ${#CPUS[@]} sent, $moved moved)"; diag_file "$W/verify.err" 5; }
 }
 
 t_install_channels() {
@@ -190,6 +217,7 @@ t_install_unload() {
 t_install_removal() {
 	local left st
 	must apt-get remove -y xps-steer-dkms || return
+	! command -v xps-steer >/dev/null || fail "xps-steer still installed: removing xps-steer-dkms must remove the tool that depends on it"
 	diag_file "$W/q.out" 15
 	left=$(find /lib/modules -name 'xps_steer.ko*')
 	[ -z "$left" ] || fail "still in /lib/modules after apt-get remove: $left"
@@ -204,10 +232,11 @@ test_def install_modinfo "modinfo: DKMS-installed module, description, version, 
 test_def install_nic "eth0 is virtio-net with $NQ tx queues"
 test_def install_stock "stock selection is not the test's map (the check can fail)"
 test_def install_load "modprobe xps_steer dev=eth0 attaches eth0"
-test_def install_steering "every packet from CPU c leaves on queue 3-c"
+test_def install_tool "xps-steer (the tool package): version, status --json of the attached eth0"
+test_def install_steering "every packet from CPU c leaves on queue 3-c, a map set with xps-steer set; xps-steer verify agrees"
 test_def install_channels "ethtool -L combined 2 then $NQ: no queue >= real_num_tx_queues, map kept"
 test_def install_unload "modprobe -r xps_steer (the package's modprobe.d rule detaches first): tree gone, traffic flows"
-test_def install_removal "apt-get remove xps-steer-dkms: module gone from /lib/modules"
+test_def install_removal "apt-get remove xps-steer-dkms: module gone from /lib/modules, the tool with it"
 
 main() {
 	select_tests all || return 1

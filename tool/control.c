@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `xps-steer set` (one queue's CPUs) and `attach`/`detach`
+ * (the module's runtime device list).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "common.h"
+#include "cpumask.h"
+#include "device.h"
+
+/* "3" or "tx-3"; -1 if neither. */
+static long parse_queue(const char *arg)
+{
+	char *end;
+	long q;
+
+	if (!strncmp(arg, "tx-", 3))
+		arg += 3;
+	if (*arg < '0' || *arg > '9')
+		return -1;
+	q = strtol(arg, &end, 10);
+	return *end || q > 65535 ? -1 : q;
+}
+
+/*
+ * Which backend a write may use: the module for attached devices, the
+ * kernel's files for devices the module refused (or, with --kernel, any).
+ */
+static int writable(const struct device *dev, bool force_kernel)
+{
+	if (dev->backend == BACKEND_NONE) {
+		err_msg("%s: %s", dev->name, dev->state == DEV_ABSENT ?
+			"absent: listed, but no such device yet" : "no such device");
+		return EXIT_NODEV;
+	}
+	if (dev->state == DEV_NOT_LISTED && !force_kernel) {
+		err_msg("%s: not in xps_steer's device list: `xps-steer attach %s` first, or --kernel to write the kernel's own xps_cpus",
+			dev->name, dev->name);
+		return EXIT_NODEV;
+	}
+	if (dev->backend == BACKEND_KERNEL)
+		warn_msg("%s: writing the kernel's own xps_cpus (%s); driver %s may rewrite it on CPU hotplug or ethtool -L",
+			 dev->ifname, dev->state == DEV_REFUSED ?
+			 "xps_steer refused the device" : "--kernel",
+			 dev->driver ? dev->driver : "?");
+	return EXIT_OK;
+}
+
+int cmd_set(int argc, char **argv)
+{
+	bool force_kernel = false;
+	hwloc_bitmap_t mask;
+	struct device dev;
+	const char *list;
+	long q;
+	int ret, err;
+
+	if (argc > 1 && !strcmp(argv[1], "--kernel")) {
+		force_kernel = true;
+		argc--;
+		argv++;
+	}
+	if (argc != 4) {
+		err_msg("usage: xps-steer set [--kernel] DEV QUEUE CPULIST");
+		return EXIT_USAGE;
+	}
+	q = parse_queue(argv[2]);
+	if (q < 0) {
+		err_msg("%s: '%s' is not a queue (N or tx-N)", argv[1], argv[2]);
+		return EXIT_USAGE;
+	}
+	list = strcmp(argv[3], "none") ? argv[3] : "";
+	mask = hwloc_bitmap_alloc();
+	if (cpulist_parse(list, mask)) {
+		err_msg("%s: '%s' is not a CPU list (like 0-3,8; none for no CPU)",
+			argv[1], argv[3]);
+		hwloc_bitmap_free(mask);
+		return EXIT_USAGE;
+	}
+	err = device_load(argv[1], &dev);
+	ret = err == -ENODEV ? EXIT_NODEV : err ? EXIT_FAIL : writable(&dev, force_kernel);
+	if (err == -ENODEV)
+		err_msg("%s: no such device", argv[1]);
+	if (ret == EXIT_OK && (unsigned long)q >= dev.num_queues) {
+		err_msg("%s: no queue tx-%ld: the device has %u", dev.ifname, q,
+			dev.num_queues);
+		ret = EXIT_USAGE;
+	}
+	if (ret == EXIT_OK) {
+		err = device_write_queue(&dev, q, mask);
+		if (err) {
+			err_msg("%s: tx-%ld: write rejected (%s)%s", dev.ifname, q,
+				strerror(-err), err == -ENXIO ?
+				": queue not in use (ethtool -L)" : err == -ERANGE ?
+				": a CPU beyond the possible CPUs" : "");
+			ret = EXIT_FAIL;
+		}
+	}
+	hwloc_bitmap_free(mask);
+	device_free(&dev);
+	return ret;
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static ssize_t find_name(char **names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	return -1;
+}
+
+/* After a list change: say what became of each name. */
+static int report(int argc, char **argv)
+{
+	int ret = EXIT_OK;
+
+	for (int i = 1; i < argc; i++) {
+		struct device dev;
+
+		device_load(argv[i], &dev);
+		switch (dev.state) {
+		case DEV_ATTACHED:
+			printf("%s: attached (%u tx queues)\n", dev.name,
+			       dev.num_queues);
+			break;
+		case DEV_ABSENT:
+			printf("%s: absent: attached when it registers\n", dev.name);
+			break;
+		case DEV_REFUSED:
+			printf("%s: refused (%s): manage its masks through the kernel's xps_cpus (set --kernel, or backend = kernel)\n",
+			       dev.name, dev.reason ? dev.reason : "?");
+			ret = EXIT_FAIL;
+			break;
+		case DEV_FAILED:
+			printf("%s: not attached (%s): tried again when it re-registers or the list is written\n",
+			       dev.name, dev.reason ? dev.reason : "?");
+			ret = EXIT_FAIL;
+			break;
+		default:
+			err_msg("%s: not in the device list after the write", dev.name);
+			ret = EXIT_FAIL;
+		}
+		device_free(&dev);
+	}
+	return ret;
+}
+
+static int write_list(char **names, size_t n)
+{
+	int err = dev_list_write(names, n);
+
+	if (err)
+		err_msg("cannot write the device list (%s)%s", strerror(-err),
+			err == -EINVAL ? ": the kernel log (dmesg) says which entry" : "");
+	return err ? (err == -EINVAL ? EXIT_USAGE : EXIT_FAIL) : EXIT_OK;
+}
+
+int cmd_attach(int argc, char **argv)
+{
+	char **names = NULL;
+	size_t n = 0;
+	int ret, err;
+
+	if (argc < 2) {
+		err_msg("usage: xps-steer attach DEV...");
+		return EXIT_USAGE;
+	}
+	if (!module_loaded()) {
+		err = module_load(argv + 1, argc - 1);
+		if (err) {
+			err_msg("modprobe xps_steer failed (%s)", strerror(-err));
+			return EXIT_FAIL;
+		}
+		return report(argc, argv);
+	}
+	err = dev_list_read(&names, &n);
+	if (err) {
+		err_msg("cannot read the device list (%s)", strerror(-err));
+		return EXIT_FAIL;
+	}
+	for (int i = 1; i < argc; i++) {
+		if (find_name(names, n, argv[i]) >= 0)
+			continue;
+		names = xrealloc(names, (n + 1) * sizeof(*names));
+		names[n++] = xstrdup(argv[i]);
+	}
+	ret = write_list(names, n);
+	free_names(names, n);
+	return ret ? ret : report(argc, argv);
+}
+
+int cmd_detach(int argc, char **argv)
+{
+	char **names = NULL;
+	size_t n = 0;
+	int ret = EXIT_OK, err;
+
+	if (argc < 2) {
+		err_msg("usage: xps-steer detach DEV...");
+		return EXIT_USAGE;
+	}
+	err = dev_list_read(&names, &n);
+	if (err) {
+		err_msg("xps_steer is not loaded: nothing to detach");
+		return EXIT_NODEV;
+	}
+	for (int i = 1; i < argc; i++) {
+		ssize_t at = find_name(names, n, argv[i]);
+
+		/* A renamed device is listed under the name it attached as. */
+		if (at < 0) {
+			struct device dev;
+
+			if (!device_load(argv[i], &dev) &&
+			    dev.state != DEV_NOT_LISTED)
+				at = find_name(names, n, dev.name);
+			device_free(&dev);
+		}
+		if (at < 0) {
+			err_msg("%s: not in xps_steer's device list", argv[i]);
+			ret = EXIT_NODEV;
+			continue;
+		}
+		free(names[at]);
+		memmove(&names[at], &names[at + 1], (n - at - 1) * sizeof(*names));
+		n--;
+	}
+	if (ret == EXIT_OK)
+		ret = write_list(names, n);
+	free_names(names, n);
+	if (ret == EXIT_OK)
+		for (int i = 1; i < argc; i++)
+			printf("%s: detached\n", argv[i]);
+	return ret;
+}

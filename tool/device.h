@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One network device as xps-steer sees it, and the two backends
+ * that hold its masks: the module's files (/sys/kernel/xps_steer/<dev>/)
+ * for attached devices, the kernel's own xps_cpus files for devices the
+ * module refuses.
+ */
+#ifndef XPS_STEER_DEVICE_H
+#define XPS_STEER_DEVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <hwloc.h>
+
+/* What the module's status file says of a name. */
+enum dev_state {
+	DEV_NOT_LISTED,		/* not in dev= (or the module is not loaded) */
+	DEV_ATTACHED,
+	DEV_ABSENT,		/* listed, no such device yet */
+	DEV_REFUSED,
+	DEV_FAILED,		/* attaching failed for lack of a resource */
+};
+
+enum dev_backend {
+	BACKEND_NONE,		/* nothing can hold a mask (no such device) */
+	BACKEND_MODULE,		/* /sys/kernel/xps_steer/<dev>/ */
+	BACKEND_KERNEL,		/* /sys/class/net/<dev>/queues/tx-<n>/xps_cpus */
+};
+
+struct queue_info {
+	unsigned int index;
+	bool active;			/* below real_num_tx_queues */
+	hwloc_bitmap_t cpus;		/* the backend's mask */
+	hwloc_bitmap_t kernel_cpus;	/* the kernel's xps_cpus; NULL: none */
+	char *rxqs;			/* xps_rxqs as read; NULL: none */
+	long long packets;		/* steered here; -1: not counted */
+	int irq;			/* its interrupt; -1: not found */
+	hwloc_bitmap_t irq_affinity;	/* that IRQ's effective affinity; NULL */
+};
+
+struct stat_entry {
+	char *name;
+	unsigned long long value;
+};
+
+struct device {
+	char *name;		/* the name asked for (dev= entry or argument) */
+	char *ifname;		/* the interface's name now; NULL: absent */
+	enum dev_state state;
+	char *reason;		/* refused, failed: the status file's reason= */
+	char *refused_driver;	/* refused: its driver= */
+	char *hook;		/* attached: installed, copied or replaced */
+	enum dev_backend backend;
+	char *driver;		/* bound driver (virtio_net); NULL: none */
+	char *bus_id;		/* PCI address (0000:00:03.0); NULL: none */
+	char *mac;		/* address, lower case; NULL: none */
+	int numa_node;		/* -1: unknown */
+	unsigned int num_queues;	/* tx-<n> directories / num_tx_queues */
+	unsigned int active_queues;	/* real_num_tx_queues */
+	struct queue_info *queues;	/* num_queues of them */
+	struct stat_entry *stats;	/* the module's stats file; NULL */
+	size_t nstats;
+};
+
+/* Is the module loaded (/sys/module/xps_steer exists)? */
+bool module_loaded(void);
+/*
+ * The status file: one device per line with name, state, reason, hook
+ * and ifname filled in; nothing else. 0 or -errno.
+ */
+int module_status(struct device **devs, size_t *n);
+/* The dev= list; an unloaded module gives -ENOENT. */
+int dev_list_read(char ***names, size_t *n);
+/* Write the dev= list (comma-separated); -errno is the kernel's answer. */
+int dev_list_write(char *const *names, size_t n);
+/* Load the module with this list (modprobe xps_steer dev=...). */
+int module_load(char *const *names, size_t n);
+
+/*
+ * Everything about one device: state from the status file, then the
+ * backend (module when attached, kernel when it exists otherwise), its
+ * queues and masks, driver, address, NUMA node, IRQs, counters.
+ * Returns 0, or -ENODEV when neither the module nor /sys/class/net knows
+ * the name.
+ */
+int device_load(const char *name, struct device *dev);
+void device_free(struct device *dev);
+void devices_free(struct device *devs, size_t n);
+
+/*
+ * Replace every active queue's mask. masks[] has dev->num_queues entries;
+ * inactive queues' entries are ignored (they keep their masks). Module:
+ * one write of the map file (atomic); kernel: one xps_cpus write per
+ * queue, skipped where the mask is already equal. 0 or -errno, with
+ * *failed_queue set for a kernel-backend queue that refused (-1 else).
+ */
+int device_write_map(struct device *dev, hwloc_bitmap_t *masks,
+		     int *failed_queue);
+/* One queue's mask, through the backend. 0 or -errno. */
+int device_write_queue(struct device *dev, unsigned int queue,
+		       hwloc_const_bitmap_t mask);
+/* The map file's text for these masks (what device_write_map writes). */
+char *map_text(const struct device *dev, hwloc_bitmap_t *masks);
+
+const char *dev_state_name(enum dev_state state);
+const char *dev_backend_name(enum dev_backend backend);
+
+#endif

@@ -1,0 +1,477 @@
+#!/bin/bash
+# apply.sh - xps-steer apply, save, load and hotplug against fake module
+# and kernel files: what is written where, idempotence, the kernel backend
+# for refused devices, and exit codes.
+# shellcheck disable=SC2154 # rc, out, errtext, here: lib.sh and run.sh
+# run.sh sources lib.sh first; this line is for shellcheck.
+# shellcheck source=lib.sh
+[ -n "${T_DIR:-}" ] || . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+AP_OLD=946684800	# 2000-01-01: an mtime no write can leave behind
+
+ap_map() { cat "$(R "/sys/kernel/xps_steer/$1/map")"; }
+ap_kxps() { cat "$(R "/sys/class/net/$1/queues/tx-$2/xps_cpus")"; }
+
+# ap_conf: /etc/xps-steer.conf from stdin.
+ap_conf() {
+	mkdir -p "$(R /etc)"
+	cat >"$(R /etc/xps-steer.conf)"
+}
+
+# eth0 attached (4 queues, 3 active), eth1 refused (2 queues), 4 CPUs.
+ap_fixture() {
+	fake_cpus 4
+	fake_netdev eth0 3 virtio_net 52:54:00:aa:bb:01 0000:00:03.0
+	fake_netdev eth1 2 bnx2x 52:54:00:aa:bb:02 0000:00:04.0
+	fake_module "eth0 attached queues=4 active=3 hook=installed name=eth0" \
+		"eth1 refused reason=own-select-queue"
+	fake_attached eth0 4 3
+	printf 'tx-0\ntx-1\ntx-2\ntx-3 3\n' >"$(R /sys/kernel/xps_steer/eth0/map)"
+}
+
+# Queues not named get an empty mask; a queue not in use is left out
+# of the write (it keeps its mask), with a warning for a line naming it.
+test_tool_apply_explicit_map() {
+	ap_fixture
+	printf 'tx-0 3\ntx-1 2\ntx-2\ntx-3 3\n' >"$(R /sys/kernel/xps_steer/eth0/map)"
+	ap_conf <<-'EOF'
+	[eth0]
+	tx-0 = 0-1
+	tx-2 = 3
+	tx-3 = 2
+	EOF
+	xs apply eth0
+	expect_rc 0
+	expect_eq "stdout" "eth0: applied map [eth0] (3 queues)" "$out"
+	expect_eq "stderr" "xps-steer: warning: eth0: tx-3 of [eth0] (/etc/xps-steer.conf) skipped: the device has 3 active tx queues (4 in all)" "$errtext"
+	expect_eq "map written" "tx-0 0-1
+tx-1
+tx-2 3" "$(ap_map eth0)"
+}
+
+# A second apply finds the live map equal and writes nothing.
+test_tool_apply_twice_unchanged() {
+	ap_fixture
+	ap_conf <<-'EOF'
+	[eth0]
+	tx-0 = 0-1
+	tx-1 = 2-3
+	EOF
+	xs apply eth0
+	expect_rc 0
+	expect_eq "first" "eth0: applied map [eth0] (3 queues)" "$out"
+	touch -d "@$AP_OLD" "$(R /sys/kernel/xps_steer/eth0/map)"
+	xs apply eth0
+	expect_rc 0
+	expect_eq "second" "eth0: unchanged" "$out"
+	expect_eq "stderr" "" "$errtext"
+	expect_eq "map not rewritten" "$AP_OLD" "$(stat -c %Y "$(R /sys/kernel/xps_steer/eth0/map)")"
+	expect_eq "map" "tx-0 0-1
+tx-1 2-3
+tx-2" "$(ap_map eth0)"
+}
+
+test_tool_apply_dry_run() {
+	ap_fixture
+	ap_conf <<-'EOF'
+	[eth0]
+	tx-0 = 0-1
+	tx-1 = 2-3
+	EOF
+	touch -d "@$AP_OLD" "$(R /sys/kernel/xps_steer/eth0/map)"
+	xs apply --dry-run eth0
+	expect_rc 0
+	expect_eq "dry run" "eth0: would apply map [eth0] (3 queues):
+  tx-0 0-1
+  tx-1 2-3
+  tx-2" "$out"
+	expect_eq "map untouched" "tx-0
+tx-1
+tx-2
+tx-3 3" "$(ap_map eth0)"
+	expect_eq "mtime" "$AP_OLD" "$(stat -c %Y "$(R /sys/kernel/xps_steer/eth0/map)")"
+}
+
+# A refused device gets the kernel's own xps_cpus (hex), with a warning;
+# a second run is unchanged.
+test_tool_apply_kernel_backend_refused() {
+	ap_fixture
+	ap_conf <<-'EOF'
+	[eth1]
+	tx-0 = 0-1
+	tx-1 = 2-3
+	EOF
+	xs apply
+	expect_rc 0
+	expect_eq "stdout" "eth1: applied map [eth1] (2 queues) to the kernel's xps_cpus" "$out"
+	expect_eq "warning" "xps-steer: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused it); driver bnx2x may rewrite them on CPU hotplug or ethtool -L" "$errtext"
+	expect_eq "tx-0" "$(hexmask 4 0-1)" "$(ap_kxps eth1 0)"
+	expect_eq "tx-1" "$(hexmask 4 2-3)" "$(ap_kxps eth1 1)"
+	expect_eq "eth0 untouched" "tx-0
+tx-1
+tx-2
+tx-3 3" "$(ap_map eth0)"
+	xs apply eth1
+	expect_rc 0
+	expect_eq "second" "eth1: unchanged" "$out"
+	expect_eq "no warning" "" "$errtext"
+}
+
+# backend = module for a refused device is an error; backend = kernel for
+# an attached one writes the kernel's files and leaves the map alone.
+test_tool_apply_backend_preference() {
+	ap_fixture
+	ap_conf <<-'EOF'
+	[eth1]
+	backend = module
+	tx-0 = 0
+	[eth0]
+	backend = kernel
+	tx-1 = 1
+	EOF
+	xs apply
+	expect_rc 1
+	expect_eq "stdout" "eth0: applied map [eth0] (3 queues) to the kernel's xps_cpus" "$out"
+	expect_eq "stderr" "xps-steer: warning: eth0: writing the kernel's own xps_cpus (backend = kernel; xps_steer's masks still decide for it); driver virtio_net may rewrite them on CPU hotplug or ethtool -L
+xps-steer: eth1: xps_steer refused it (own-select-queue), and [eth1] (/etc/xps-steer.conf) says backend = module" "$errtext"
+	expect_eq "eth0 kernel tx-1" "$(hexmask 4 1)" "$(ap_kxps eth0 1)"
+	expect_eq "eth0 kernel tx-0" "$(hexmask 4 "")" "$(ap_kxps eth0 0)"
+	expect_eq "eth0 map untouched" "tx-0
+tx-1
+tx-2
+tx-3 3" "$(ap_map eth0)"
+	expect_eq "eth1 untouched" "$(hexmask 4 "")" "$(ap_kxps eth1 0)"
+}
+
+# One device failing does not stop the next; the exit code is 1.
+test_tool_apply_failure_continues() {
+	ap_fixture
+	fake_netdev eth2 2 virtio_net 52:54:00:aa:bb:03 0000:00:05.0
+	fake_module "eth0 attached queues=4 active=3 hook=installed name=eth0" \
+		"eth1 refused reason=own-select-queue" \
+		"eth2 attached queues=2 active=2 hook=installed name=eth2"
+	fake_attached eth2 2
+	# The kernel refuses eth1's tx-1 (here: a directory, EISDIR).
+	rm "$(R /sys/class/net/eth1/queues/tx-1/xps_cpus)"
+	mkdir "$(R /sys/class/net/eth1/queues/tx-1/xps_cpus)"
+	ap_conf <<-'EOF'
+	[all]
+	name = eth*
+	tx-0 = 0
+	tx-1 = 1
+	EOF
+	xs apply
+	expect_rc 1
+	expect_eq "stdout" "eth0: applied map [all] (3 queues)
+eth2: applied map [all] (2 queues)" "$out"
+	expect_eq "stderr" "xps-steer: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused it); driver bnx2x may rewrite them on CPU hotplug or ethtool -L
+xps-steer: eth1: tx-1: xps_cpus write rejected (Is a directory)" "$errtext"
+	expect_eq "eth2 map" "tx-0 0
+tx-1 1" "$(ap_map eth2)"
+}
+
+# Named devices: unknown (3), not matched (3), present but not attached
+# with backend auto (3, with the way out).
+test_tool_apply_exit_codes() {
+	ap_fixture
+	fake_netdev eth5 2 virtio_net 52:54:00:aa:bb:05 0000:00:06.0
+	ap_conf <<-'EOF'
+	[eth5]
+	tx-0 = 0
+	EOF
+	xs apply nosuch0
+	expect_rc 3
+	expect_eq "unknown" "xps-steer: nosuch0: no such device" "$errtext"
+	xs apply eth0
+	expect_rc 3
+	expect_eq "unmatched" "xps-steer: eth0: no section of the configuration matches it" "$errtext"
+	# The udev rule's form: an unmatched device is left alone, no error.
+	xs apply --if-configured eth0
+	expect_rc 0
+	expect_eq "unmatched, --if-configured" "" "$errtext$out"
+	xs apply --if-configured nosuch0
+	expect_rc 3
+	xs apply eth5
+	expect_rc 3
+	expect_eq "not attached" "xps-steer: eth5: not attached to xps_steer: \`xps-steer attach eth5\` (or load) first, or backend = kernel in [eth5] for the kernel's own xps_cpus" "$errtext"
+	# A CPU the machine cannot have is refused before anything is written.
+	printf '[eth0]\ntx-0 = 0\ntx-1 = 2,4\n' | ap_conf
+	xs apply eth0
+	expect_rc 1
+	expect_eq "impossible CPU" "xps-steer: eth0: tx-1: CPU 4 is not a possible CPU (0-3)" "$errtext"
+	expect_eq "map untouched" "tx-0
+tx-1
+tx-2
+tx-3 3" "$(ap_map eth0)"
+	xs apply --bogus
+	expect_rc 2
+}
+
+# A policy through policy_compute on a given topology: one-to-one puts
+# the k-th eligible CPU on queue k mod n; isolated CPUs are left out.
+test_tool_apply_policy() {
+	ap_fixture
+	echo 3 >"$(R /sys/devices/system/cpu/isolated)"
+	ap_conf <<-'EOF'
+	[eth0]
+	policy = one-to-one
+	EOF
+	xs apply eth0 --topology "$TOPO/1s-4c.xml"
+	expect_rc 0
+	expect_eq "stdout" "eth0: applied policy one-to-one (3 queues)" "$out"
+	# The policy's notes (its own wording), on stderr, device named.
+	grep -q '^note: eth0: CPUs 3 ' "$T_DIR/err" || fail "no note on CPU 3: $errtext"
+	expect_eq "map" "tx-0 0
+tx-1 1
+tx-2 2" "$(ap_map eth0)"
+	xs apply eth0 --topology "$TOPO/1s-4c.xml"
+	expect_rc 0
+	expect_eq "again" "eth0: unchanged" "$out"
+}
+
+# save writes the live maps as sections (atomically, creating the
+# directory); cleared masks come back with apply.
+test_tool_save_apply_roundtrip() {
+	ap_fixture
+	printf 'tx-0 0-1\ntx-1\ntx-2 2-3\ntx-3 3\n' >"$(R /sys/kernel/xps_steer/eth0/map)"
+	hexmask 4 1 >"$(R /sys/class/net/eth1/queues/tx-0/xps_cpus)"
+	hexmask 4 0,2-3 >"$(R /sys/class/net/eth1/queues/tx-1/xps_cpus)"
+	xs save
+	expect_rc 0
+	expect_eq "stdout" "eth0: saved (3 queues)
+eth1: saved (2 queues, the kernel's xps_cpus)
+saved to /etc/xps-steer.d/90-saved.conf" "$out"
+	local f
+	f=$(R /etc/xps-steer.d/90-saved.conf)
+	expect_eq "header" "# The live transmit queue maps, saved on" "$(head -n 1 "$f" | cut -c 1-40)"
+	expect_eq "command" "#   xps-steer save" "$(sed -n 2p "$f")"
+	expect_eq "sections" "[eth0]
+tx-0 = 0-1
+tx-1 = none
+tx-2 = 2-3
+# tx-3..tx-3: not in use now (ethtool -L), not saved
+
+[eth1]
+backend = kernel
+tx-0 = 1
+tx-1 = 0,2-3" "$(sed '1,/^$/d' "$f")"
+	expect_eq "mode" "644" "$(stat -c %a "$f")"
+	expect_eq "no temporary left" "90-saved.conf" "$(ls "$(R /etc/xps-steer.d)")"
+	# Clear everything, then apply the saved file.
+	printf 'tx-0\ntx-1\ntx-2\ntx-3 3\n' >"$(R /sys/kernel/xps_steer/eth0/map)"
+	hexmask 4 "" >"$(R /sys/class/net/eth1/queues/tx-0/xps_cpus)"
+	hexmask 4 "" >"$(R /sys/class/net/eth1/queues/tx-1/xps_cpus)"
+	xs apply
+	expect_rc 0
+	expect_eq "apply" "eth0: applied map [eth0] (3 queues)
+eth1: applied map [eth1] (2 queues) to the kernel's xps_cpus" "$out"
+	expect_eq "eth0 map" "tx-0 0-1
+tx-1
+tx-2 2-3" "$(ap_map eth0)"
+	expect_eq "eth1 tx-0" "$(hexmask 4 1)" "$(ap_kxps eth1 0)"
+	expect_eq "eth1 tx-1" "$(hexmask 4 0,2-3)" "$(ap_kxps eth1 1)"
+	xs apply
+	expect_rc 0
+	expect_eq "idempotent" "eth0: unchanged
+eth1: unchanged" "$out"
+}
+
+# --output FILE and named devices; a device that cannot be saved keeps
+# the old file whole.
+test_tool_save_output() {
+	ap_fixture
+	printf 'tx-0 1\ntx-1 2\ntx-2 3\ntx-3\n' >"$(R /sys/kernel/xps_steer/eth0/map)"
+	xs save eth0 --output "$T_DIR/saved.conf"
+	expect_rc 0
+	expect_eq "stdout" "eth0: saved (3 queues)
+saved to $T_DIR/saved.conf" "$out"
+	expect_eq "body" "[eth0]
+tx-0 = 1
+tx-1 = 2
+tx-2 = 3
+# tx-3..tx-3: not in use now (ethtool -L), not saved" "$(sed '1,/^$/d' "$T_DIR/saved.conf")"
+	cp "$T_DIR/saved.conf" "$T_DIR/before"
+	xs save eth0 nosuch0 --output "$T_DIR/saved.conf"
+	expect_rc 3
+	expect_eq "stderr" "xps-steer: nosuch0: no such device
+xps-steer: nothing saved" "$errtext"
+	cmp -s "$T_DIR/before" "$T_DIR/saved.conf" || fail "the old file changed"
+	rm -rf "$(R /sys/module/xps_steer)"
+	xs save
+	expect_rc 3
+	expect_eq "not loaded" "xps-steer: xps_steer is not loaded: nothing to save (name devices to save their kernel xps_cpus)" "$errtext"
+}
+
+# ap_fake_modprobe: $XPS_STEER_MODPROBE for the tool; records its arguments
+# in $T_DIR/modprobe.args and loads a fake module that attaches the
+# present devices of dev= (2 queues each) and lists the others absent.
+ap_fake_modprobe() {
+	cat >"$T_DIR/modprobe" <<-EOF
+	#!/bin/bash
+	here=$here
+	. "\$here/lib.sh"
+	echo "\$*" >>"$T_DIR/modprobe.args"
+	[ "\$1" = xps_steer ] && [[ \$2 == dev=* ]] || exit 1
+	IFS=, read -ra names <<<"\${2#dev=}"
+	lines=()
+	for n in "\${names[@]}"; do
+		if [ -d "\$(R /sys/class/net/\$n)" ]; then
+			lines+=("\$n attached queues=2 active=2 hook=installed name=\$n")
+		else
+			lines+=("\$n absent")
+		fi
+	done
+	fake_module "\${lines[@]}"
+	for n in "\${names[@]}"; do
+		[ -d "\$(R /sys/class/net/\$n)" ] && fake_attached "\$n" 2
+	done
+	exit 0
+	EOF
+	chmod +x "$T_DIR/modprobe"
+	export XPS_STEER_MODPROBE=$T_DIR/modprobe
+}
+
+# load at boot: modprobe with the present matched devices and the fixed
+# names of sections for devices not there yet; backend = kernel sections
+# stay out of dev= and are applied through the kernel's files.
+test_tool_load_modprobe() {
+	fake_cpus 4
+	fake_netdev eth0 2
+	fake_netdev eth1 2 ixgbe 52:54:00:aa:bb:02 0000:3b:00.0
+	fake_netdev eth2 2 bnx2x 52:54:00:aa:bb:03 0000:00:04.0
+	fake_netdev lo 1 virtio_net 00:00:00:00:00:00 0000:00:07.0
+	ap_fake_modprobe
+	ap_conf <<-'EOF'
+	[eth0]
+	tx-0 = 0
+	tx-1 = 1
+	[later0]
+	policy = cache
+	[ixgbe]
+	driver = ixgbe
+	tx-0 = 0-1
+	tx-1 = 2-3
+	[eth2]
+	backend = kernel
+	tx-0 = 3
+	[later1]
+	backend = kernel
+	tx-0 = 1
+	EOF
+	xs load
+	expect_rc 0
+	expect_eq "modprobe" "xps_steer dev=eth0,eth1,later0" "$(cat "$T_DIR/modprobe.args")"
+	expect_eq "stdout" "xps_steer: loaded with dev=eth0,eth1,later0
+eth0: applied map [eth0] (2 queues)
+eth1: applied map [ixgbe] (2 queues)
+eth2: applied map [eth2] (2 queues) to the kernel's xps_cpus" "$out"
+	expect_eq "stderr" "xps-steer: warning: eth2: writing the kernel's own xps_cpus (backend = kernel); driver bnx2x may rewrite them on CPU hotplug or ethtool -L" "$errtext"
+	expect_eq "eth0 map" "tx-0 0
+tx-1 1" "$(ap_map eth0)"
+	expect_eq "eth1 map" "tx-0 0-1
+tx-1 2-3" "$(ap_map eth1)"
+	expect_eq "eth2 tx-0" "$(hexmask 4 3)" "$(ap_kxps eth2 0)"
+	# Again: loaded, everything listed: no modprobe, nothing written.
+	xs load
+	expect_rc 0
+	expect_eq "second load" "eth0: unchanged
+eth1: unchanged
+eth2: unchanged" "$out"
+	expect_eq "modprobe once" 1 "$(wc -l <"$T_DIR/modprobe.args")"
+}
+
+# load with the module loaded: the union with the current dev= list.
+test_tool_load_union() {
+	fake_cpus 4
+	fake_netdev eth0 2
+	fake_module "eth5 absent"
+	ap_fake_modprobe
+	ap_conf <<-'EOF'
+	[eth0]
+	tx-0 = 0
+	[eth5]
+	tx-0 = 1
+	EOF
+	xs load
+	expect_eq "dev=" "eth5,eth0" "$(cat "$(R /sys/module/xps_steer/parameters/dev)")"
+	expect_eq "no modprobe" "no" "$([ -e "$T_DIR/modprobe.args" ] && echo yes || echo no)"
+	# The fake module does not attach on the write: apply says so.
+	expect_rc 3
+	expect_eq "stdout" "xps_steer: dev=eth5,eth0" "$out"
+	expect_eq "stderr" "xps-steer: eth0: not attached to xps_steer: \`xps-steer attach eth0\` (or load) first, or backend = kernel in [eth0] for the kernel's own xps_cpus" "$errtext"
+}
+
+test_tool_load_no_configuration() {
+	fake_cpus 2
+	fake_netdev eth0 2
+	ap_fake_modprobe
+	xs load
+	expect_rc 0
+	expect_eq "stdout" "no configuration (/etc/xps-steer.conf, /etc/xps-steer.d/*.conf): nothing to do" "$out"
+	[ ! -e "$T_DIR/modprobe.args" ] || fail "modprobe ran"
+}
+
+# hotplug: unmatched devices are left alone quietly; a matched one goes
+# into dev= (its attach event then applies); a refused one, or backend =
+# kernel, is applied through the kernel's files at once.
+test_tool_hotplug() {
+	ap_fixture
+	fake_netdev veth0 1 virtio_net 52:54:00:aa:bb:07 0000:00:07.0
+	fake_netdev eth3 2 virtio_net 52:54:00:aa:bb:08 0000:00:08.0
+	ap_conf <<-'EOF'
+	[eth1]
+	tx-0 = 1
+	[eth3]
+	tx-0 = 0
+	[eth0]
+	tx-0 = 2
+	EOF
+	xs hotplug veth0
+	expect_rc 0
+	expect_eq "unmatched: quiet" "" "$out$errtext"
+	xs hotplug eth1
+	expect_rc 0
+	expect_eq "refused" "eth1: applied map [eth1] (2 queues) to the kernel's xps_cpus" "$out"
+	expect_eq "eth1 tx-0" "$(hexmask 4 1)" "$(ap_kxps eth1 0)"
+	xs hotplug eth0
+	expect_rc 0
+	expect_eq "attached" "eth0: attached to xps_steer; its attach event applies [eth0]" "$out"
+	xs hotplug eth3
+	expect_eq "dev=" "eth0,eth1,eth3" "$(cat "$(R /sys/module/xps_steer/parameters/dev)")"
+	expect_eq "listed" "xps_steer: dev=eth0,eth1,eth3" "$out"
+	# The fake module does not attach on the write: hotplug says so.
+	expect_rc 3
+	expect_eq "not attached" "xps-steer: eth3: not attached to xps_steer: \`xps-steer attach eth3\` (or load) first, or backend = kernel in [eth3] for the kernel's own xps_cpus" "$errtext"
+}
+
+# udev expands %k before the rename; IFINDEX finds the device's new name.
+test_tool_hotplug_renamed() {
+	fake_cpus 4
+	fake_netdev ens3 2 bnx2x
+	echo 7 >"$(R /sys/class/net/ens3/ifindex)"
+	ap_conf <<-'EOF'
+	[ens3]
+	backend = kernel
+	tx-1 = 2-3
+	EOF
+	SUBSYSTEM=net IFINDEX=7 xs hotplug eth0
+	expect_rc 0
+	expect_eq "stdout" "ens3: applied map [ens3] (2 queues) to the kernel's xps_cpus" "$out"
+	expect_eq "tx-1" "$(hexmask 4 2-3)" "$(ap_kxps ens3 1)"
+	xs hotplug eth0
+	expect_rc 3
+	expect_eq "without IFINDEX" "xps-steer: eth0: no such device" "$errtext"
+}
+
+test_tool_hotplug_not_loaded() {
+	fake_cpus 4
+	fake_netdev eth0 2
+	ap_conf <<-'EOF'
+	[eth0]
+	tx-0 = 1
+	EOF
+	xs hotplug eth0
+	expect_rc 0
+	expect_eq "stdout" "eth0: xps_steer is not loaded; \`xps-steer load\` (xps-steer.service) attaches it" "$out"
+	expect_eq "untouched" "$(hexmask 4 "")" "$(ap_kxps eth0 0)"
+}

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `xps-steer verify`: which CPU sent how many packets on which
+ * queue, live, and whether that matches the map.
+ *
+ * The kernel's net/net_dev_start_xmit tracepoint records every packet
+ * handed to a driver with the CPU that sent it and its queue, the same
+ * oracle the test suite uses. It is recorded in a trace instance of our
+ * own, so a tracer someone else runs is not disturbed, filtered to the
+ * device. The module's counters over the same window tell how many packets
+ * were left off the map on purpose (a socket keeping its queue, ...).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "common.h"
+#include "cpumask.h"
+#include "device.h"
+#include "jsonout.h"
+#include "table.h"
+
+struct capture {
+	unsigned int ncpus, nqueues;
+	unsigned long long *count;	/* ncpus * nqueues */
+	unsigned long long total, lost;
+};
+
+static const char *tracefs_dir(void)
+{
+	if (path_exists("/sys/kernel/tracing/events/net/net_dev_start_xmit"))
+		return "/sys/kernel/tracing";
+	if (path_exists("/sys/kernel/debug/tracing/events/net/net_dev_start_xmit"))
+		return "/sys/kernel/debug/tracing";
+	return NULL;
+}
+
+/* Lines: "<task>-<pid> [<cpu>] <flags> <ts>: net_dev_start_xmit: dev=<if> queue_mapping=<q> ..." */
+static void parse_trace(const char *text, const char *ifname,
+			struct capture *cap)
+{
+	char *copy = xstrdup(text), *line, *save = NULL;
+	char *want = xasprintf(" dev=%s ", ifname);
+
+	for (line = strtok_r(copy, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long in_buf, written;
+		unsigned int cpu, q;
+		char *p;
+
+		if (line[0] == '#') {
+			p = strstr(line, "entries-in-buffer/entries-written:");
+			if (p && sscanf(p, "entries-in-buffer/entries-written: %llu/%llu",
+					&in_buf, &written) == 2 && written > in_buf)
+				cap->lost += written - in_buf;
+			continue;
+		}
+		if (!strstr(line, "net_dev_start_xmit:") || !strstr(line, want))
+			continue;
+		p = strchr(line, '[');
+		if (!p || sscanf(p, "[%u]", &cpu) != 1)
+			continue;
+		p = strstr(line, "queue_mapping=");
+		if (!p || sscanf(p, "queue_mapping=%u", &q) != 1)
+			continue;
+		if (cpu >= cap->ncpus || q >= cap->nqueues)
+			continue;
+		cap->count[cpu * cap->nqueues + q]++;
+		cap->total++;
+	}
+	free(want);
+	free(copy);
+}
+
+static int tr_write(const char *dir, const char *file, const char *text)
+{
+	char *path = xasprintf("%s/%s", dir, file);
+	int ret = write_text(path, text);
+
+	free(path);
+	return ret;
+}
+
+/* Record SECONDS of the device's transmits into a trace instance. */
+static int capture_live(const char *ifname, unsigned int seconds, char **trace)
+{
+	const char *tr = tracefs_dir();
+	char *inst, *full, *filter;
+	int ret;
+
+	if (!tr) {
+		err_msg("%s: tracefs with net/net_dev_start_xmit not found (mount -t tracefs nodev /sys/kernel/tracing)",
+			ifname);
+		return -ENOENT;
+	}
+	inst = xasprintf("%s/instances/xps-steer-verify-%d", tr, (int)getpid());
+	full = root_path(inst);
+	if (mkdir(full, 0700)) {
+		ret = -errno;
+		err_msg("%s: cannot create trace instance %s (%s)", ifname, inst,
+			strerror(errno));
+		free(full);
+		free(inst);
+		return ret;
+	}
+	filter = xasprintf("name == \"%s\"\n", ifname);
+	ret = tr_write(inst, "buffer_size_kb", "4096\n");
+	if (!ret)
+		ret = tr_write(inst, "events/net/net_dev_start_xmit/filter", filter);
+	if (!ret)
+		ret = tr_write(inst, "events/net/net_dev_start_xmit/enable", "1\n");
+	if (!ret) {
+		fprintf(stderr, "%s: recording transmits for %u s...\n", ifname,
+			seconds);
+		sleep(seconds);
+		tr_write(inst, "events/net/net_dev_start_xmit/enable", "0\n");
+		tr_write(inst, "tracing_on", "0\n");
+		char *tpath = xasprintf("%s/trace", inst);
+
+		ret = read_text(tpath, trace);
+		free(tpath);
+	}
+	if (ret)
+		err_msg("%s: tracing failed (%s)", ifname, strerror(-ret));
+	if (rmdir(full))
+		warn_msg("cannot remove trace instance %s (%s)", inst, strerror(errno));
+	free(filter);
+	free(full);
+	free(inst);
+	return ret;
+}
+
+static unsigned long long stat_value(const struct device *dev, const char *name)
+{
+	for (size_t i = 0; i < dev->nstats; i++)
+		if (!strcmp(dev->stats[i].name, name))
+			return dev->stats[i].value;
+	return 0;
+}
+
+/* Packets the module leaves off the map on purpose. */
+static const char *const excused[] = {
+	"kept_socket_queue", "traffic_class", "queue_inactive",
+	"subordinate_device",
+};
+
+struct verdict {
+	unsigned long long offmap;	/* from mapped CPUs, on other queues */
+	unsigned long long unmapped;	/* from CPUs in no mask */
+	unsigned long long allowed;	/* off the map on purpose (counters) */
+};
+
+/* The CPU's queues in the map (active ones). */
+static void cpu_queues(const struct device *dev, unsigned int cpu,
+		       hwloc_bitmap_t mine)
+{
+	hwloc_bitmap_zero(mine);
+	for (unsigned int q = 0; q < dev->num_queues; q++)
+		if (dev->queues[q].active &&
+		    hwloc_bitmap_isset(dev->queues[q].cpus, cpu))
+			hwloc_bitmap_set(mine, q);
+}
+
+/* One table row and one JSON entry per CPU that sent something. */
+static void tabulate(const struct device *dev, const struct capture *cap,
+		     struct table *t, struct json_object *rows,
+		     struct verdict *v)
+{
+	unsigned int nq = cap->nqueues, ncols = nq + 3;
+	char **cells = xcalloc(ncols, sizeof(*cells));
+	hwloc_bitmap_t mine = hwloc_bitmap_alloc();
+
+	table_init(t, ncols);
+	cells[0] = xstrdup("cpu");
+	for (unsigned int q = 0; q < nq; q++)
+		cells[q + 1] = xasprintf("tx-%u", q);
+	cells[nq + 1] = xstrdup("mapped");
+	cells[nq + 2] = xstrdup("off-map");
+	table_row(t, (const char *const *)cells);
+	for (unsigned int k = 0; k < ncols; k++)
+		free(cells[k]);
+	for (unsigned int cpu = 0; cpu < cap->ncpus; cpu++) {
+		const unsigned long long *count = cap->count + (size_t)cpu * nq;
+		unsigned long long sent = 0, off = 0;
+		struct json_object *j, *per_q;
+		bool mapped;
+
+		cpu_queues(dev, cpu, mine);
+		mapped = !hwloc_bitmap_iszero(mine);
+		for (unsigned int q = 0; q < nq; q++) {
+			sent += count[q];
+			if (mapped && !hwloc_bitmap_isset(mine, q))
+				off += count[q];
+		}
+		if (!sent)
+			continue;
+		if (mapped)
+			v->offmap += off;
+		else
+			v->unmapped += sent;
+		per_q = json_object_new_array();
+		cells[0] = xasprintf("%u", cpu);
+		for (unsigned int q = 0; q < nq; q++) {
+			cells[q + 1] = xasprintf("%llu", count[q]);
+			json_object_array_add(per_q, json_object_new_uint64(count[q]));
+		}
+		if (mapped) {
+			char *ql = cpulist_format(mine);
+
+			cells[nq + 1] = xasprintf("tx-%s", ql);
+			cells[nq + 2] = xasprintf("%llu", off);
+			free(ql);
+		} else {
+			cells[nq + 1] = xstrdup("none");
+			cells[nq + 2] = xstrdup("-");
+		}
+		j = json_object_new_object();
+		json_object_object_add(j, "cpu", json_object_new_int(cpu));
+		json_object_object_add(j, "packets", per_q);
+		json_object_object_add(j, "mapped_queues", json_cpu_array(mine));
+		json_object_object_add(j, "off_map", mapped ?
+				       json_object_new_uint64(off) : NULL);
+		json_object_array_add(rows, j);
+		table_row(t, (const char *const *)cells);
+		for (unsigned int k = 0; k < ncols; k++)
+			free(cells[k]);
+	}
+	hwloc_bitmap_free(mine);
+	free(cells);
+}
+
+static int read_trace_file(const char *ifname, const char *file, char **trace)
+{
+	FILE *f = fopen(file, "r");
+	size_t len = 0;
+	int err;
+
+	*trace = NULL;
+	err = f ? (getdelim(trace, &len, '\0', f) < 0 ? -EIO : 0) : -errno;
+	if (f)
+		fclose(f);
+	if (err)
+		err_msg("%s: cannot read %s (%s)", ifname, file, strerror(-err));
+	return err;
+}
+
+static void report(const struct device *dev, const struct capture *cap,
+		   const struct table *t, struct json_object *rows,
+		   const struct verdict *v, int seconds, bool json, int ret,
+		   const char *verdict)
+{
+	struct json_object *root;
+
+	if (!json) {
+		printf("%s (backend %s): %llu packets", dev->ifname,
+		       dev_backend_name(dev->backend), cap->total);
+		if (seconds > 0)
+			printf(" in %d s", seconds);
+		printf("; packets per CPU and transmit queue:\n");
+		if (cap->total)
+			table_print(t, stdout, "  ");
+		if (cap->lost)
+			printf("  %llu events lost (trace buffer full): counts are lower bounds\n",
+			       cap->lost);
+		printf("off the map: %llu; left off on purpose (module counters: socket kept its queue, traffic class, inactive queue, subordinate device): %llu; from CPUs in no mask (stock selection): %llu\n",
+		       v->offmap, v->allowed, v->unmapped);
+		printf("%s: %s\n", ret == EXIT_OK ? "ok" : "FAIL", verdict);
+		json_object_put(rows);
+		return;
+	}
+	root = json_object_new_object();
+	json_object_object_add(root, "device", json_object_new_string(dev->ifname));
+	json_object_object_add(root, "backend",
+			       json_object_new_string(dev_backend_name(dev->backend)));
+	json_object_object_add(root, "seconds", seconds > 0 ?
+			       json_object_new_int(seconds) : NULL);
+	json_object_object_add(root, "packets", json_object_new_uint64(cap->total));
+	json_object_object_add(root, "lost_events", json_object_new_uint64(cap->lost));
+	json_object_object_add(root, "off_map", json_object_new_uint64(v->offmap));
+	json_object_object_add(root, "off_map_by_counters",
+			       json_object_new_uint64(v->allowed));
+	json_object_object_add(root, "from_unmapped_cpus",
+			       json_object_new_uint64(v->unmapped));
+	json_object_object_add(root, "ok", json_object_new_boolean(ret == EXIT_OK));
+	json_object_object_add(root, "verdict", json_object_new_string(verdict));
+	json_object_object_add(root, "cpus", rows);
+	json_emit(root);
+}
+
+static const char usage_text[] =
+	"usage: xps-steer verify DEV [SECONDS] [--json] [--trace FILE]";
+
+int cmd_verify(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "trace", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *trace_file = NULL, *verdict;
+	struct device before, after;
+	struct capture cap = { 0 };
+	struct verdict v = { 0 };
+	struct json_object *rows;
+	struct table t;
+	unsigned int seconds = 5;
+	char *trace = NULL, *end;
+	bool json = false;
+	int c, err, ret;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'j') {
+			json = true;
+		} else if (c == 't') {
+			trace_file = optarg;
+		} else {
+			err_msg("%s", usage_text);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind < 1 || argc - optind > 2) {
+		err_msg("%s", usage_text);
+		return EXIT_USAGE;
+	}
+	if (argc - optind == 2) {
+		unsigned long s = strtoul(argv[optind + 1], &end, 10);
+
+		if (*end || !s || s > 3600) {
+			err_msg("%s: SECONDS must be 1 to 3600, not '%s'", argv[optind],
+				argv[optind + 1]);
+			return EXIT_USAGE;
+		}
+		seconds = s;
+	}
+	err = device_load(argv[optind], &before);
+	if (err || before.backend == BACKEND_NONE) {
+		err_msg("%s: no such device", argv[optind]);
+		device_free(&before);
+		return err && err != -ENODEV ? EXIT_FAIL : EXIT_NODEV;
+	}
+	if (trace_file)
+		err = read_trace_file(before.ifname, trace_file, &trace);
+	else
+		err = capture_live(before.ifname, seconds, &trace);
+	if (err) {
+		free(trace);
+		device_free(&before);
+		return EXIT_FAIL;
+	}
+	cap.ncpus = possible_cpus();
+	cap.nqueues = before.num_queues;
+	cap.count = xcalloc((size_t)cap.ncpus * cap.nqueues, sizeof(*cap.count));
+	parse_trace(trace, before.ifname, &cap);
+	free(trace);
+
+	/* The counters over the window (a saved trace has no window). */
+	memset(&after, 0, sizeof(after));
+	if (!trace_file && before.backend == BACKEND_MODULE &&
+	    !device_load(before.ifname, &after))
+		for (size_t i = 0; i < ARRAY_SIZE(excused); i++)
+			v.allowed += stat_value(&after, excused[i]) -
+				     stat_value(&before, excused[i]);
+
+	rows = json_object_new_array();
+	tabulate(&before, &cap, &t, rows, &v);
+	if (!cap.total) {
+		verdict = "no packets seen: send traffic on the device while verify runs";
+		ret = EXIT_VERIFY;
+	} else if (v.offmap > v.allowed) {
+		verdict = "packets off the map: steering is not in force for them";
+		ret = EXIT_VERIFY;
+	} else {
+		verdict = "each mapped CPU's packets were on its queues, or off on purpose";
+		ret = EXIT_OK;
+	}
+	report(&before, &cap, &t, rows, &v, trace_file ? -1 : (int)seconds,
+	       json, ret, verdict);
+	table_free(&t);
+	free(cap.count);
+	device_free(&after);
+	device_free(&before);
+	return ret;
+}
