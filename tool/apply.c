@@ -274,10 +274,6 @@ static int policy_masks(struct applier *ap, const struct device *dev,
 			const struct conf_device *rule, hwloc_bitmap_t *masks,
 			char **notes)
 {
-	hwloc_bitmap_t *irq, exclude;
-	struct policy_input in;
-	int err;
-
 	if (!ap->topo && !ap->topo_failed) {
 		ap->topo = topology_load(ap->opts->topology);
 		ap->topo_failed = !ap->topo;
@@ -288,29 +284,8 @@ static int policy_masks(struct applier *ap, const struct device *dev,
 			policy_name(rule->policy));
 		return EXIT_FAIL;
 	}
-	exclude = hwloc_bitmap_alloc();
-	policy_excluded_cpus(exclude);
-	/* device_load found the IRQs already (irq_find_queues). */
-	irq = xcalloc(dev->active_queues, sizeof(*irq));
-	for (unsigned int q = 0; q < dev->active_queues; q++)
-		irq[q] = dev->queues[q].irq_affinity;
-	in = (struct policy_input){
-		.topo = ap->topo,
-		.ifname = dev->ifname,
-		.nqueues = dev->active_queues,
-		.exclude = exclude,
-		.irq_affinity = irq,
-	};
-	err = policy_compute(rule->policy, &in, masks, notes);
-	if (err == -ENOENT && rule->policy == POLICY_IRQ)
-		err_msg("%s: policy irq: no transmit queue IRQs found for %s",
-			dev->ifname, dev->ifname);
-	else if (err)
-		err_msg("%s: policy %s failed (%s)", dev->ifname,
-			policy_name(rule->policy), strerror(-err));
-	free(irq);
-	hwloc_bitmap_free(exclude);
-	return err ? EXIT_FAIL : EXIT_OK;
+	return policy_device_map(rule->policy, ap->topo, dev, masks, notes) ?
+	       EXIT_FAIL : EXIT_OK;
 }
 
 /* The module would refuse them (ERANGE); the kernel's hex has no room. */

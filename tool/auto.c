@@ -92,20 +92,14 @@ static int check_device(const struct device *dev, bool dry_run)
 	return EXIT_OK;
 }
 
-static int compute(const struct auto_opts *o, const struct device *dev,
-		   hwloc_bitmap_t *masks, char **notes)
+int policy_device_map(enum policy policy, hwloc_topology_t topo,
+		      const struct device *dev, hwloc_bitmap_t *masks,
+		      char **notes)
 {
-	hwloc_topology_t topo = NULL;
 	hwloc_bitmap_t *irq, exclude;
 	struct policy_input in;
 	int err;
 
-	/* irq needs no topology: its CPUs are the interrupts' affinities. */
-	if (o->policy != POLICY_IRQ) {
-		topo = topology_load(o->topology);
-		if (!topo)
-			return EXIT_FAIL;
-	}
 	exclude = hwloc_bitmap_alloc();
 	policy_excluded_cpus(exclude);
 	/* device_load found the IRQs (irq_find_queues). */
@@ -119,15 +113,31 @@ static int compute(const struct auto_opts *o, const struct device *dev,
 		.exclude = exclude,
 		.irq_affinity = irq,
 	};
-	err = policy_compute(o->policy, &in, masks, notes);
-	if (err == -ENOENT && o->policy == POLICY_IRQ)
+	err = policy_compute(policy, &in, masks, notes);
+	if (err == -ENOENT && policy == POLICY_IRQ)
 		err_msg("%s: policy irq: no transmit queue IRQs found for %s",
 			dev->ifname, dev->ifname);
 	else if (err)
 		err_msg("%s: policy %s failed (%s)", dev->ifname,
-			policy_name(o->policy), strerror(-err));
+			policy_name(policy), strerror(-err));
 	free(irq);
 	hwloc_bitmap_free(exclude);
+	return err;
+}
+
+static int compute(const struct auto_opts *o, const struct device *dev,
+		   hwloc_bitmap_t *masks, char **notes)
+{
+	hwloc_topology_t topo = NULL;
+	int err;
+
+	/* irq needs no topology: its CPUs are the interrupts' affinities. */
+	if (o->policy != POLICY_IRQ) {
+		topo = topology_load(o->topology);
+		if (!topo)
+			return EXIT_FAIL;
+	}
+	err = policy_device_map(o->policy, topo, dev, masks, notes);
 	if (topo)
 		hwloc_topology_destroy(topo);
 	return err ? EXIT_FAIL : EXIT_OK;

@@ -36,6 +36,16 @@ const char *policy_name(enum policy policy);
 int policy_compute(enum policy policy, const struct policy_input *in,
 		   hwloc_bitmap_t *masks, char **notes);
 
+struct device;
+/*
+ * policy_compute for a device's active queues, with the excluded CPUs and
+ * the IRQ affinities device_load found; a failure is reported, naming the
+ * device. 0 or -errno. (auto.c)
+ */
+int policy_device_map(enum policy policy, hwloc_topology_t topo,
+		      const struct device *dev, hwloc_bitmap_t *masks,
+		      char **notes);
+
 /* The CPUs never mapped: /sys/devices/system/cpu/{isolated,nohz_full}. */
 void policy_excluded_cpus(hwloc_bitmap_t set);
 
