@@ -217,7 +217,10 @@ t_install_unload() {
 t_install_removal() {
 	local left st
 	must apt-get remove -y xps-steer-dkms || return
-	! command -v xps-steer >/dev/null || fail "xps-steer still installed: removing xps-steer-dkms must remove the tool that depends on it"
+	# (Not command -v: bash remembers where it found xps-steer before.)
+	if [ -e /usr/sbin/xps-steer ] || dpkg-query -W -f='${db:Status-Status}' xps-steer 2>/dev/null | grep -qx installed; then
+		fail "xps-steer still installed: removing xps-steer-dkms must remove the tool that depends on it"
+	fi
 	diag_file "$W/q.out" 15
 	left=$(find /lib/modules -name 'xps_steer.ko*')
 	[ -z "$left" ] || fail "still in /lib/modules after apt-get remove: $left"
