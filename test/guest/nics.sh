@@ -39,7 +39,7 @@ declare -A NIC_DESC=(
 	[rmmod_traffic]="modprobe -r xps_steer under traffic from every CPU"
 	[reload]="rmmod/modprobe of the driver: detached, attached again, steering again"
 	[channels]="ethtool -L shrink under traffic and grow back"
-	[keeps_map]="a map survives CPU hotplug and ethtool -L per packet; the kernel's own xps_cpus with the same map is reset by virtio-net"
+	[keeps_map]="a map survives CPU hotplug and ethtool -L per packet; virtio-net resets the kernel's own xps_cpus with the same map"
 	[final]="the module unloads, no kernel warning"
 )
 
@@ -645,7 +645,19 @@ nic_keeps_map() {
 		return
 	fi
 	kset_masks - "$DEV" "${want[@]}" || return
-	must ethtool -L "$DEV" "$kind" $((NQ - 1)) || return
+	# One queue fewer and back, as the README's virtio-net case; drivers
+	# that take only some counts (vmxnet3: ethtool says "not supported")
+	# skip this half, as nic_channels does.
+	if ! ethtool -L "$DEV" "$kind" $((NQ - 1)) >"$W/el.out" 2>&1; then
+		if grep -q 'not supported' "$W/el.out"; then
+			diag "ethtool -L $DEV $kind $((NQ - 1)): $(head -n 1 "$W/el.out"): the ethtool -L half is not run"
+			no_splat
+			return
+		fi
+		fail "ethtool -L $DEV $kind $((NQ - 1)) failed"
+		diag_file "$W/el.out"
+		return
+	fi
 	wait_link "ethtool -L $DEV $kind $((NQ - 1))" || return
 	must ethtool -L "$DEV" "$kind" "$NQ" || return
 	wait_link "ethtool -L $DEV $kind $NQ" || return
