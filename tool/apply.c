@@ -755,7 +755,7 @@ static void wanted_names(struct applier *ap, char ***names, size_t *n)
 }
 
 /* Add names to dev= (the union with what is there), loading the module. */
-static int attach_names(char *const *names, size_t n)
+static int attach_names_locked(char *const *names, size_t n)
 {
 	char **cur = NULL, *list;
 	size_t ncur = 0, before;
@@ -797,6 +797,15 @@ static int attach_names(char *const *names, size_t n)
 	free(list);
 	list_free(cur, ncur);
 	return err ? EXIT_FAIL : EXIT_OK;
+}
+
+/* attach_names_locked with the dev= list locked against other instances. */
+static int attach_names(char *const *names, size_t n)
+{
+	int lock = dev_list_lock(), ret = attach_names_locked(names, n);
+
+	dev_list_unlock(lock);
+	return ret;
 }
 
 int cmd_load(int argc, char **argv)

@@ -84,6 +84,11 @@ static int check_device(const struct device *dev, bool dry_run)
 			"no such device");
 		return EXIT_NODEV;
 	}
+	if (!dry_run && dev->state == DEV_FAILED) {
+		err_msg("%s: xps_steer could not attach it (%s): see the kernel log (or --dry-run to see the map)",
+			dev->name, dev->reason ? dev->reason : "?");
+		return EXIT_FAIL;
+	}
 	if (!dry_run && dev->state == DEV_NOT_LISTED) {
 		err_msg("%s: not in xps_steer's device list: `xps-steer attach %s` first (or --dry-run to see the map)",
 			dev->name, dev->name);

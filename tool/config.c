@@ -142,6 +142,12 @@ static void finish_section(struct parse_ctx *ctx)
 		add_error(ctx, d->line,
 			  "[%s]: neither a policy nor tx-<n> lines: say how to steer (policy = cache, or tx-0 = 0-3 ...)",
 			  d->section);
+	/* A name without a pattern goes into dev=: one bad entry fails it all. */
+	if (d->match_name && !has_glob(d->match_name) &&
+	    !valid_ifname(d->match_name))
+		add_error(ctx, d->line,
+			  "[%s]: name = %s is not an interface name (at most 15 characters, no '/', ':' or blanks)",
+			  d->section, d->match_name);
 	if (!d->match_name && !d->match_mac && !d->match_driver &&
 	    !d->match_bus_id) {
 		/* The name is the interface name: catch [eth*] and typos early. */

@@ -38,6 +38,11 @@ static int writable(const struct device *dev, bool force_kernel)
 			"absent: listed, but no such device yet" : "no such device");
 		return EXIT_NODEV;
 	}
+	if (dev->state == DEV_FAILED && !force_kernel) {
+		err_msg("%s: xps_steer could not attach it (%s): see the kernel log; --kernel to write the kernel's own xps_cpus",
+			dev->name, dev->reason ? dev->reason : "?");
+		return EXIT_FAIL;
+	}
 	if (dev->state == DEV_NOT_LISTED && !force_kernel) {
 		err_msg("%s: not in xps_steer's device list: `xps-steer attach %s` first, or --kernel to write the kernel's own xps_cpus",
 			dev->name, dev->name);
@@ -45,7 +50,7 @@ static int writable(const struct device *dev, bool force_kernel)
 	}
 	if (dev->backend == BACKEND_KERNEL)
 		warn_msg("%s: writing the kernel's own xps_cpus (%s); driver %s may rewrite it on CPU hotplug or ethtool -L",
-			 dev->ifname, dev->state == DEV_REFUSED ?
+			 dev->ifname, dev->state == DEV_REFUSED && !force_kernel ?
 			 "xps_steer refused the device" : "--kernel",
 			 dev->driver ? dev->driver : "?");
 	return EXIT_OK;
@@ -171,14 +176,16 @@ int cmd_attach(int argc, char **argv)
 {
 	char **names = NULL;
 	size_t n = 0;
-	int ret, err;
+	int ret, err, lock;
 
 	if (argc < 2) {
 		err_msg("usage: xps-steer attach DEV...");
 		return EXIT_USAGE;
 	}
+	lock = dev_list_lock();
 	if (!module_loaded()) {
 		err = module_load(argv + 1, argc - 1);
+		dev_list_unlock(lock);
 		if (err) {
 			err_msg("modprobe xps_steer failed (%s)", strerror(-err));
 			return EXIT_FAIL;
@@ -187,6 +194,7 @@ int cmd_attach(int argc, char **argv)
 	}
 	err = dev_list_read(&names, &n);
 	if (err) {
+		dev_list_unlock(lock);
 		err_msg("cannot read the device list (%s)", strerror(-err));
 		return EXIT_FAIL;
 	}
@@ -197,6 +205,7 @@ int cmd_attach(int argc, char **argv)
 		names[n++] = xstrdup(argv[i]);
 	}
 	ret = write_list(names, n);
+	dev_list_unlock(lock);
 	free_names(names, n);
 	return ret ? ret : report(argc, argv);
 }
@@ -205,14 +214,16 @@ int cmd_detach(int argc, char **argv)
 {
 	char **names = NULL;
 	size_t n = 0;
-	int ret = EXIT_OK, err;
+	int ret = EXIT_OK, err, lock;
 
 	if (argc < 2) {
 		err_msg("usage: xps-steer detach DEV...");
 		return EXIT_USAGE;
 	}
+	lock = dev_list_lock();
 	err = dev_list_read(&names, &n);
 	if (err) {
+		dev_list_unlock(lock);
 		err_msg("xps_steer is not loaded: nothing to detach");
 		return EXIT_NODEV;
 	}
@@ -239,6 +250,7 @@ int cmd_detach(int argc, char **argv)
 	}
 	if (ret == EXIT_OK)
 		ret = write_list(names, n);
+	dev_list_unlock(lock);
 	free_names(names, n);
 	if (ret == EXIT_OK)
 		for (int i = 1; i < argc; i++)

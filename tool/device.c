@@ -13,7 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "cpumask.h"
@@ -60,9 +63,13 @@ static int parse_status_line(char *line, struct device *dev)
 {
 	char *state, *field, *save = NULL;
 
+	char *name = strtok_r(line, " ", &save);
+
 	memset(dev, 0, sizeof(*dev));
 	dev->numa_node = -1;
-	dev->name = xstrdup(strtok_r(line, " ", &save));
+	if (!name)
+		return -EINVAL;
+	dev->name = xstrdup(name);
 	state = strtok_r(NULL, " ", &save);
 	if (!state)
 		return -EINVAL;
@@ -95,9 +102,10 @@ static int parse_status_line(char *line, struct device *dev)
 			dev->hook = xstrdup(eq);
 		else if (!strcmp(field, "name"))
 			dev->ifname = xstrdup(eq);
-		else if (!strcmp(field, "queues"))
+		/* Counts of attached devices only (refused ones may say why). */
+		else if (!strcmp(field, "queues") && dev->state == DEV_ATTACHED)
 			dev->num_queues = strtoul(eq, NULL, 10);
-		else if (!strcmp(field, "active"))
+		else if (!strcmp(field, "active") && dev->state == DEV_ATTACHED)
 			dev->active_queues = strtoul(eq, NULL, 10);
 	}
 	return 0;
@@ -142,6 +150,25 @@ int dev_list_read(char ***names, size_t *n)
 	}
 	free(text);
 	return 0;
+}
+
+int dev_list_lock(void)
+{
+	char *path = root_path("/run/xps-steer.lock");
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	free(path);
+	if (fd < 0)
+		return -1;
+	while (flock(fd, LOCK_EX) && errno == EINTR)
+		;
+	return fd;
+}
+
+void dev_list_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);
 }
 
 static char *join_names(char *const *names, size_t n)
@@ -447,8 +474,11 @@ int device_load(const char *name, struct device *dev)
 		}
 		free(path);
 	}
-	if (!dev->ifname)
+	if (!dev->ifname) {
+		dev->num_queues = 0;
+		dev->active_queues = 0;
 		return dev->state == DEV_NOT_LISTED ? -ENODEV : 0;
+	}
 
 	load_identity(dev);
 	if (dev->backend == BACKEND_KERNEL) {
@@ -524,11 +554,18 @@ char *map_text(const struct device *dev, hwloc_bitmap_t *masks)
 static int write_kernel_queue(const struct device *dev, unsigned int q,
 			      hwloc_const_bitmap_t mask)
 {
-	char *hex = mask_format_hex(mask, possible_cpus());
-	char *path = xasprintf(XS_SYSFS_NET "/%s/queues/tx-%u/xps_cpus",
-			       dev->ifname, q);
-	char *text = xasprintf("%s\n", hex);
-	int ret = write_text(path, text);
+	unsigned int nbits = possible_cpus();
+	char *hex, *path, *text;
+	int ret;
+
+	/* The hex text has room for possible CPUs only: refuse, not drop. */
+	if (!nbits || hwloc_bitmap_last(mask) >= (int)nbits)
+		return -ERANGE;
+	hex = mask_format_hex(mask, nbits);
+	path = xasprintf(XS_SYSFS_NET "/%s/queues/tx-%u/xps_cpus", dev->ifname,
+			 q);
+	text = xasprintf("%s\n", hex);
+	ret = write_text(path, text);
 
 	free(text);
 	free(path);

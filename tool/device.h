@@ -71,6 +71,15 @@ bool module_loaded(void);
 int module_status(struct device **devs, size_t *n);
 /* The dev= list; an unloaded module gives -ENOENT. */
 int dev_list_read(char ***names, size_t *n);
+/*
+ * Serialise read-modify-write of the dev= list between xps-steer
+ * processes (udev runs one per new device, in parallel; a lost name would
+ * be detached): an exclusive flock on /run/xps-steer.lock, held until
+ * dev_list_unlock(fd). Returns the fd, or -1 when /run has no room for it
+ * (then unlocked).
+ */
+int dev_list_lock(void);
+void dev_list_unlock(int fd);
 /* Write the dev= list (comma-separated); -errno is the kernel's answer. */
 int dev_list_write(char *const *names, size_t n);
 /* Load the module with this list (modprobe xps_steer dev=...). */

@@ -51,7 +51,7 @@ static void parse_trace(const char *text, const char *ifname,
 	     line = strtok_r(NULL, "\n", &save)) {
 		unsigned long long in_buf, written;
 		unsigned int cpu, q;
-		char *p;
+		char *p, *ev;
 
 		if (line[0] == '#') {
 			p = strstr(line, "entries-in-buffer/entries-written:");
@@ -60,13 +60,23 @@ static void parse_trace(const char *text, const char *ifname,
 				cap->lost += written - in_buf;
 			continue;
 		}
-		if (!strstr(line, "net_dev_start_xmit:") || !strstr(line, want))
+		/*
+		 * The task name comes first and may hold anything ("[3]",
+		 * "queue_mapping=2"): the CPU is the last [N] before the
+		 * event's name, the fields come after it.
+		 */
+		ev = strstr(line, ": net_dev_start_xmit: ");
+		if (!ev)
 			continue;
-		p = strchr(line, '[');
+		*ev = '\0';
+		ev += strlen(": net_dev_start_xmit:");
+		p = strrchr(line, '[');
 		if (!p || sscanf(p, "[%u]", &cpu) != 1)
 			continue;
-		p = strstr(line, "queue_mapping=");
-		if (!p || sscanf(p, "queue_mapping=%u", &q) != 1)
+		if (!strstr(ev, want))
+			continue;
+		p = strstr(ev, " queue_mapping=");
+		if (!p || sscanf(p, " queue_mapping=%u", &q) != 1)
 			continue;
 		if (cpu >= cap->ncpus || q >= cap->nqueues)
 			continue;

@@ -311,3 +311,17 @@ test_tool_config_example() {
   tx-1 4-7
   tx-2" "$out"
 }
+
+# A name without a pattern goes into dev=: it must be an interface name,
+# or one bad entry would make the module refuse the whole list.
+test_tool_config_bad_fixed_name() {
+	cf_fixture
+	cf_conf /etc/xps-steer.conf <<-'EOF2'
+	[uplink]
+	name = this-name-is-too-long
+	policy = cache
+	EOF2
+	xs apply --dry-run
+	expect_rc 2
+	expect_eq "message" "xps-steer: /etc/xps-steer.conf:1: [uplink]: name = this-name-is-too-long is not an interface name (at most 15 characters, no '/', ':' or blanks)" "$errtext"
+}

@@ -158,3 +158,44 @@ test_tool_status_failed() {
 	xs status --json
 	expect_eq "json" "failed no-free-slot kernel" "$(jq -r '.devices[0] | "\(.state) \(.reason) \(.backend)"' "$T_DIR/out")"
 }
+
+# A refused line that gives a queue count, for a device that has gone,
+# and a blank line: no crash, and no queues made up.
+test_tool_status_refused_gone() {
+	fake_cpus 2
+	fake_module "eth9 refused reason=too-many-queues queues=70000 max=65535"
+	echo "   " >>"$(R /sys/module/xps_steer/status)"
+	xs status --json
+	expect_rc 0
+	expect_eq "json" "eth9 refused none 0 0" \
+		"$(jq -r '.devices[] | "\(.name) \(.state) \(.backend) \(.queues_total) \(.queues | length)"' "$T_DIR/out")"
+}
+
+# The kernel's hex text holds the possible CPUs only: a CPU beyond them is
+# refused (ERANGE), never dropped.
+test_tool_set_kernel_beyond_possible() {
+	status_fixture
+	xs set eth1 0 1,33
+	expect_rc 1
+	expect_eq "message" "xps-steer: eth1: tx-0: write rejected (Numerical result out of range): a CPU beyond the possible CPUs" \
+		"$(grep -v warning <<<"$errtext")"
+	expect_eq "file unchanged" "0" "$(cat "$(R /sys/class/net/eth1/queues/tx-0/xps_cpus)")"
+}
+
+# Parallel attaches (udev runs one hotplug per new device at once): the
+# dev= list is locked, no name is lost.
+test_tool_attach_parallel() {
+	local i pids=()
+	status_fixture
+	mkdir -p "$(R /run)"
+	for i in 1 2 3 4 5 6 7 8; do
+		echo "veth$i absent" >>"$(R /sys/module/xps_steer/status)"
+	done
+	for i in 1 2 3 4 5 6 7 8; do
+		"$XS" attach "veth$i" >/dev/null 2>&1 &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do wait "$i"; done
+	expect_eq "every name listed" "eth0 eth1 eth9 veth1 veth2 veth3 veth4 veth5 veth6 veth7 veth8" \
+		"$(tr ',' '\n' <"$(R /sys/module/xps_steer/parameters/dev)" | sort | paste -sd' ')"
+}

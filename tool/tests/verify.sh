@@ -75,3 +75,18 @@ test_tool_verify_bad_input() {
 	expect_rc 1
 	expect_eq "no tracefs" "xps-steer: eth0: tracefs with net/net_dev_start_xmit not found (mount -t tracefs nodev /sys/kernel/tracing)" "$errtext"
 }
+
+# A task may name itself anything: "[3]" or "queue_mapping=2" in its name
+# must not move its packets to another CPU or queue.
+test_tool_verify_task_names() {
+	verify_fixture
+	{
+		echo "# tracer: nop"
+		printf '      worker[3]-55     [001] b..1.  100.000001: net_dev_start_xmit: dev=eth0 queue_mapping=1 skbaddr=0\n'
+		printf ' queue_mapping=2-56    [002] b..1.  100.000002: net_dev_start_xmit: dev=eth0 queue_mapping=2 skbaddr=0\n'
+	} >trace.txt
+	xs verify eth0 --trace trace.txt --json
+	expect_rc 0
+	expect_eq "cpus and queues" "1:[0,1,0,0] 2:[0,0,1,0]" \
+		"$(jq -r '[.cpus[] | "\(.cpu):\(.packets|tojson)"] | join(" ")' "$T_DIR/out")"
+}
