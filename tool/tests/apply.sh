@@ -2,7 +2,6 @@
 # apply.sh - xps-steer apply, save, load and hotplug against fake module
 # and kernel files: what is written where, idempotence, the kernel backend
 # for refused devices, and exit codes.
-# shellcheck disable=SC2154 # rc, out, errtext, here: lib.sh and run.sh
 # run.sh sources lib.sh first; this line is for shellcheck.
 # shellcheck source=lib.sh
 [ -n "${T_DIR:-}" ] || . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -308,8 +307,7 @@ xps-steer: nothing saved" "$errtext"
 ap_fake_modprobe() {
 	cat >"$T_DIR/modprobe" <<-EOF
 	#!/bin/bash
-	here=$here
-	. "\$here/lib.sh"
+	. "$TESTS/lib.sh"
 	echo "\$*" >>"$T_DIR/modprobe.args"
 	[ "\$1" = xps_steer ] && [[ \$2 == dev=* ]] || exit 1
 	IFS=, read -ra names <<<"\${2#dev=}"

@@ -3,7 +3,6 @@
 # file:line, nothing applied) and which section matches which device.
 # Matching is observed through `apply --dry-run`, which names the section
 # whose map it would write.
-# shellcheck disable=SC2154 # rc, out, errtext, here: lib.sh and run.sh
 # run.sh sources lib.sh first; this line is for shellcheck.
 # shellcheck source=lib.sh
 [ -n "${T_DIR:-}" ] || . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -303,7 +302,7 @@ test_tool_config_example() {
 	fake_netdev eth0 3
 	fake_module "eth0 attached queues=3 active=3 hook=installed name=eth0"
 	fake_attached eth0 3
-	xs apply --dry-run --config "$here/../xps-steer.conf.example"
+	xs apply --dry-run --config "$TESTS/../xps-steer.conf.example"
 	expect_rc 0
 	expect_eq "stderr" "" "$errtext"
 	expect_eq "dry run" "eth0: would apply map [eth0] (3 queues):

@@ -2,9 +2,11 @@
 # lib.sh - fixtures for the tool's tests: a fake machine below
 # $XPS_STEER_ROOT (CPUs, network devices, the module's files, /proc), and
 # checks. Sourced by run.sh; every test starts with an empty root.
-# shellcheck disable=SC2034
 
-TOPO=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/topo	# hwloc XML topologies
+# The tests' own directory, and the hwloc XML topologies in it.
+TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck disable=SC2034 # used by the test files that source this one
+TOPO=$TESTS/topo
 
 fail() { echo "FAIL: $*" >&2; return 1; }
 
