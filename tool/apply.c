@@ -42,7 +42,6 @@ struct applier {
 	struct config conf;
 	hwloc_topology_t topo;	/* loaded for the first policy */
 	bool topo_failed;
-	unsigned int ncpus;	/* possible CPUs; 0: unknown */
 };
 
 /* One device's failure does not stop the others; a failure outranks 3. */
@@ -163,7 +162,6 @@ static int applier_init(struct applier *ap, const struct apply_opts *o)
 	line_buffered();
 	memset(ap, 0, sizeof(*ap));
 	ap->opts = o;
-	ap->ncpus = possible_cpus();
 	/* config_load has said what is wrong, with file and line. */
 	return config_load(&ap->conf, o->config) ? EXIT_USAGE : EXIT_OK;
 }
@@ -288,24 +286,6 @@ static int policy_masks(struct applier *ap, const struct device *dev,
 	       EXIT_FAIL : EXIT_OK;
 }
 
-/* The module would refuse them (ERANGE); the kernel's hex has no room. */
-static int check_cpus(const struct applier *ap, const struct device *dev,
-		      hwloc_bitmap_t *masks)
-{
-	if (!ap->ncpus)
-		return EXIT_OK;
-	for (unsigned int q = 0; q < dev->active_queues; q++) {
-		int last = hwloc_bitmap_last(masks[q]);
-
-		if (last >= (int)ap->ncpus) {
-			err_msg("%s: tx-%u: CPU %d is not a possible CPU (0-%u)",
-				dev->ifname, q, last, ap->ncpus - 1);
-			return EXIT_FAIL;
-		}
-	}
-	return EXIT_OK;
-}
-
 static bool same_masks(const struct device *dev, hwloc_bitmap_t *masks)
 {
 	for (unsigned int q = 0; q < dev->active_queues; q++)
@@ -418,7 +398,7 @@ static int apply_to(struct applier *ap, struct device *dev,
 		what = xasprintf("map [%s]", rule->section);
 	}
 	if (!ret)
-		ret = check_cpus(ap, dev, masks);
+		ret = device_check_possible(dev, masks) ? EXIT_FAIL : EXIT_OK;
 	if (!ret)
 		ret = write_or_show(ap, dev, masks, what);
 	if (!ret)

@@ -195,28 +195,11 @@ static void print_text(const struct device *dev, hwloc_bitmap_t *masks,
 	}
 }
 
-/* The module refuses CPUs past nr_cpu_ids (another host's topology). */
-static int check_possible(const struct device *dev, hwloc_bitmap_t *masks)
-{
-	unsigned int ncpus = possible_cpus();
-
-	for (unsigned int q = 0; ncpus && q < dev->active_queues; q++) {
-		int last = hwloc_bitmap_last(masks[q]);
-
-		if (last >= (int)ncpus) {
-			err_msg("%s: tx-%u: CPU %d is not a possible CPU (0-%u)",
-				dev->ifname, q, last, ncpus - 1);
-			return EXIT_FAIL;
-		}
-	}
-	return EXIT_OK;
-}
-
 static int write_map(struct device *dev, hwloc_bitmap_t *masks)
 {
 	int failed, err;
 
-	if (check_possible(dev, masks))
+	if (device_check_possible(dev, masks))
 		return EXIT_FAIL;
 	if (dev->backend == BACKEND_KERNEL)
 		warn_msg("%s: writing the kernel's own xps_cpus (xps_steer refused the device); driver %s may rewrite it on CPU hotplug or ethtool -L",

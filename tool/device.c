@@ -608,6 +608,22 @@ int device_write_map(struct device *dev, hwloc_bitmap_t *masks,
 	return ret;
 }
 
+int device_check_possible(const struct device *dev, hwloc_bitmap_t *masks)
+{
+	unsigned int ncpus = possible_cpus();
+
+	for (unsigned int q = 0; ncpus && q < dev->active_queues; q++) {
+		int last = hwloc_bitmap_last(masks[q]);
+
+		if (last >= (int)ncpus) {
+			err_msg("%s: tx-%u: CPU %d is not a possible CPU (0-%u)",
+				dev->ifname, q, last, ncpus - 1);
+			return -ERANGE;
+		}
+	}
+	return 0;
+}
+
 int device_write_queue(struct device *dev, unsigned int queue,
 		       hwloc_const_bitmap_t mask)
 {

@@ -105,6 +105,12 @@ void devices_free(struct device *devs, size_t n);
  */
 int device_write_map(struct device *dev, hwloc_bitmap_t *masks,
 		     int *failed_queue);
+/*
+ * Every active queue's mask names possible CPUs only (the module refuses
+ * others, the kernel's hex has no room for them); else say which queue
+ * and CPU, naming the device, and return -ERANGE.
+ */
+int device_check_possible(const struct device *dev, hwloc_bitmap_t *masks);
 /* One queue's mask, through the backend. 0 or -errno. */
 int device_write_queue(struct device *dev, unsigned int queue,
 		       hwloc_const_bitmap_t mask);
