@@ -89,8 +89,9 @@ int module_load(char *const *names, size_t n);
  * Everything about one device: state from the status file, then the
  * backend (module when attached, kernel when it exists otherwise), its
  * queues and masks, driver, address, NUMA node, IRQs, counters.
- * Returns 0, or -ENODEV when neither the module nor /sys/class/net knows
- * the name.
+ * Returns 0, -ENODEV when neither the module nor /sys/class/net knows
+ * the name, or the errno of an attached device's unreadable map file
+ * (reported).
  */
 int device_load(const char *name, struct device *dev);
 void device_free(struct device *dev);

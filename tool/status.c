@@ -66,13 +66,14 @@ static void print_device_text(const struct device *dev)
 		const struct queue_info *qi = &dev->queues[q];
 		char *cpus = cpulist_format(qi->cpus), *irqc = opt_list(qi->irq_affinity);
 		char *kern = dev->backend == BACKEND_MODULE ? opt_list(qi->kernel_cpus) : NULL;
-		char name[32], irq[16], pk[32], kcol[64];
+		char name[32], irq[16], pk[32], *kcol;
 
 		snprintf(name, sizeof(name), "tx-%u%s", q, qi->active ? "" : "*");
 		snprintf(irq, sizeof(irq), "%d", qi->irq);
 		snprintf(pk, sizeof(pk), "%lld", qi->packets);
-		snprintf(kcol, sizeof(kcol), "%s%s", kern ? (*kern ? kern : "none") : "-",
-			 kernel_differs(qi) ? " (differs)" : "");
+		/* Any length: a long list must not lose its "(differs)". */
+		kcol = xasprintf("%s%s", kern ? (*kern ? kern : "none") : "-",
+				 kernel_differs(qi) ? " (differs)" : "");
 		differs |= kernel_differs(qi);
 		table_row(&t, (const char *const[]){ name, *cpus ? cpus : "none",
 			  qi->rxqs, qi->irq >= 0 ? irq : NULL, irqc,
@@ -81,6 +82,7 @@ static void print_device_text(const struct device *dev)
 		free(cpus);
 		free(irqc);
 		free(kern);
+		free(kcol);
 	}
 	table_print(&t, stdout, "  ");
 	table_free(&t);
