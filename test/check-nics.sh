@@ -220,11 +220,10 @@ for drv in "${drivers[@]}"; do
 		# there; nothing is routed anywhere.
 		tap=xpsn$$
 		tap=${tap:0:15}
-		ip tuntap add dev "$tap" mode tap multi_queue || die "cannot create tap $tap"
-		sysctl -q -w "net.ipv6.conf.$tap.disable_ipv6=1" || true
-		ip link set "$tap" up
-		args+=(--qemu -netdev --qemu "tap,id=n0,ifname=$tap,script=no,downscript=no,queues=4,vhost=off"
-			--qemu -device --qemu "virtio-net-pci,netdev=n0,mq=on,vectors=10,romfile=,$VIRTIO_NET_OPTS")
+		mq_tap_add "$tap" || die "cannot create tap $tap"
+		virtio_mq "$tap" 4
+		vm_args VIRTIO_MQ
+		args+=("${VM_ARGS[@]}")
 		;;
 	vmxnet3)
 		args+=(--module vmxnet3 --qemu -netdev --qemu "user,id=n0,restrict=on"

@@ -31,6 +31,10 @@
 #                         in NPASS / NFAIL
 #   on_exit CMD...        run CMD at exit (after those registered before)
 #   console_verdict ...   the splat scan of a guest's console (below)
+#   mq_tap_add NAME, virtio_mq TAP N [OPTS], vm_args ARRAY
+#                         a host multi_queue tap, and a guest's virtio-net
+#                         NIC with N queue pairs on it (QEMU arguments;
+#                         vm_args: the same for vm.sh, below)
 #
 # Debian trees (chroot.sh's suite chroots, check-nics.sh's sid QEMU tree):
 #   mirror                the Debian mirror the host's apt uses
@@ -137,6 +141,33 @@ select_names() {	# SCRIPT SPEC
 # stall was seen (docs/testing.md, "A stalled virtio-net TX queue").
 # shellcheck disable=SC2034 # used by the scripts that source lib.sh
 VIRTIO_NET_OPTS=event_idx=off
+
+# mq_tap_add NAME: a host multi_queue tap NAME, up, without an address and
+# with IPv6 off: a guest's frames end there, nothing is routed anywhere.
+# (The caller deletes it: ip link del NAME.)
+mq_tap_add() {
+	ip tuntap add dev "$1" mode tap multi_queue || return 1
+	sysctl -q -w "net.ipv6.conf.$1.disable_ipv6=1" || true
+	ip link set "$1" up
+}
+
+# virtio_mq TAP N [DEVICE-OPTS]: VIRTIO_MQ (array) = the QEMU arguments of
+# a virtio-net NIC with N queue pairs (multiqueue, a vector per queue plus
+# config and control) on the host tap TAP (mq_tap_add), no vhost, no
+# option ROM, VIRTIO_NET_OPTS; DEVICE-OPTS (e.g. "bus=pxb1,addr=1") are
+# added to the -device. vm_args ARRAY-NAME: the same for test/vm.sh, each
+# argument after a --qemu (in VM_ARGS).
+virtio_mq() {
+	# shellcheck disable=SC2034 # for the caller
+	VIRTIO_MQ=(-netdev "tap,id=n0,ifname=$1,script=no,downscript=no,queues=$2,vhost=off"
+		-device "virtio-net-pci,netdev=n0,mq=on,vectors=$((2 * $2 + 2)),romfile=,$VIRTIO_NET_OPTS${3:+,$3}")
+}
+vm_args() {
+	local -n from=$1
+	local a
+	VM_ARGS=()
+	for a in "${from[@]}"; do VM_ARGS+=(--qemu "$a"); done
+}
 
 # console_verdict NAME LOG QEMU_STATUS TIMEOUT
 #   0 only if the guest printed XPS_STEER_GUEST_EXIT=0 and the kernel
