@@ -83,8 +83,9 @@ t=$(now_us)
 cp "${debs[@]}" "$root/tmp/"
 inst=()
 for deb in "${debs[@]}"; do inst+=("/tmp/${deb##*/}"); done
-# jq: the guest test reads the tool's --json output.
-if ! ov_run apt-get install -y "${inst[@]}" jq >"$out/apt-install.log" 2>&1; then
+# jq: the guest test reads the tool's --json output; hwloc-nox: hwloc-calc
+# for numa_boot's guest.
+if ! ov_run apt-get install -y "${inst[@]}" jq hwloc-nox >"$out/apt-install.log" 2>&1; then
 	tail -n 30 "$out/apt-install.log" >&2
 	die "apt-get install ${inst[*]} failed (log $out/apt-install.log)"
 fi
@@ -110,8 +111,8 @@ say "DKMS built ${ko#"$root"} for $abi (vermagic $vm) from the package's postins
 t=$(now_us)
 # The guest's test: PID 1 script, lib.sh and the static tools.
 mkdir -p "$root/test"
-cp "$here/guest/lib.sh" "$here/guest/install.sh" "$root/test/"
-chmod +x "$root/test/install.sh"
+cp "$here/guest/lib.sh" "$here/guest/install.sh" "$here/guest/numa.sh" "$root/test/"
+chmod +x "$root/test/install.sh" "$root/test/numa.sh"
 for tool in udpflood xwrite; do
 	gcc -O2 -Wall -static -o "$root/usr/local/bin/$tool" "$here/tools/$tool.c" ||
 		die "cannot build test/tools/$tool.c"
@@ -138,9 +139,49 @@ else
 	# shellcheck disable=SC2054 # one QEMU argument, commas included (see test/vm.sh)
 	accel=(-accel tcg,thread=single)
 fi
+# numa_boot: the same image (a snapshot: left unchanged) booted with two
+# NUMA nodes, 2 sockets x 2 cores x 2 threads (CPUs 0-3 on node 0, 4-7 on
+# node 1; an Intel vendor so that the guest sees the threads), and the NIC,
+# virtio-net with 4 queue pairs, behind a PCI expander bridge on node 1;
+# test/guest/numa.sh as PID 1 checks hwloc's view, the policies' tables
+# and per-packet steering with the numa policy. Console
+# $out/console-numa.log, KTAP $out/numa.tap; 1 if anything failed.
+numa_boot() {
+	local log=$out/console-numa.log t rc=0 summary
+	local cmd="root=/dev/vda rootfstype=ext4 rw init=/test/numa.sh console=ttyS0 net.ifnames=0"
+	local -a st
+	virtio_mq "$tap" 4 bus=pxb1,addr=1
+	say "NUMA boot: 2 nodes, 8 CPUs, eth0 on node 1, console $log"
+	t=$(now_us)
+	set +e
+	timeout --foreground -k 10 "$tmo" \
+		qemu-system-x86_64 "${accel[@]}" -cpu qemu64,vendor=GenuineIntel \
+		-smp 8,sockets=2,cores=2,threads=2 -m 1G \
+		-object memory-backend-ram,id=m0,size=512M -object memory-backend-ram,id=m1,size=512M \
+		-numa node,nodeid=0,cpus=0-3,memdev=m0 -numa node,nodeid=1,cpus=4-7,memdev=m1 \
+		-kernel "$work/vmlinuz-$abi" -initrd "$work/initrd.img-$abi" \
+		-append "$cmd panic=-1 oops=panic loglevel=5 printk.time=1" \
+		-drive "file=$img,format=raw,if=none,id=d0,cache=unsafe,snapshot=on" \
+		-device virtio-blk-pci,drive=d0,bus=pci.0 \
+		-device pxb,id=pxb1,bus_nr=16,numa_node=1 "${VIRTIO_MQ[@]}" \
+		-nodefaults -display none -no-reboot -serial stdio \
+		</dev/null 2>&1 | sed -u 's/\r$//' >"$log"
+	st=("${PIPESTATUS[@]}")
+	set -e
+	tr -d '\r' <"$log" >"$out/numa.tap"
+	grep -E '^(not )?ok |^# (FAIL|SKIP)' "$out/numa.tap" >&2 || true
+	console_verdict "$ME: NUMA" "$log" "${st[0]}" "$tmo" || rc=1
+	summary=$(tap_summary "$out/numa.tap") || rc=1
+	[[ $summary == *", 0 skipped" ]] || rc=1
+	say "NUMA boot: $summary, $(secs_since "$t") s"
+	return "$rc"
+}
+
 log=$out/console.log
 cmdline="root=/dev/vda rootfstype=ext4 rw init=/test/install.sh console=ttyS0 net.ifnames=0"
 cmdline+=" panic=-1 oops=panic loglevel=5 printk.time=1"
+fail=0
+numa_boot || fail=1
 say "booting $abi from the image (tap $tap, 4 queue pairs), console $log"
 t=$(now_us)
 set +e
@@ -158,7 +199,6 @@ say "QEMU ran $(secs_since "$t") s"
 
 tr -d '\r' <"$log" >"$out/install.tap"
 grep -E '^(not )?ok |^# (FAIL|SKIP)' "$out/install.tap" >&2 || true
-fail=0
 console_verdict "$ME" "$log" "${status[0]}" "$tmo" || fail=1
 summary=$(tap_summary "$out/install.tap") || fail=1
 # Every install check applies to the package on any machine: a skip fails.
