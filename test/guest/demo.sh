@@ -209,16 +209,16 @@ fi
 say "Device $NIC: virtio-net, $NQ queue pairs.  Each CPU sends $PKTS UDP packets (64 flows)."
 say "The map: CPU n -> queue 3-n, i.e. masks $WANT for tx-0 .. tx-3."
 say ""
-say "--- 3. The map written to the kernel's own files (xps_steer not loaded):"
-say "    echo 8 > /sys/class/net/$NIC/queues/tx-0/xps_cpus; echo 4 > .../tx-1/xps_cpus; ..."
 read -ra want <<<"$WANT"
+say "--- 3. The map written to the kernel's own files (xps_steer not loaded):"
+say "    echo ${want[0]} > /sys/class/net/$NIC/queues/tx-0/xps_cpus; echo ${want[1]} > .../tx-1/xps_cpus; ..."
 kset_masks - $NIC "${want[@]}" || { say "DEMO FAILED: cannot write the kernel's map"; exit 1; }
 nic_send
 nic_check rev_queue "from CPU n left on queue 3-n" &&
 	say "The kernel's own XPS follows it: CPU n -> queue 3-n."
 say ""
 say "--- 4. modprobe xps_steer dev=$NIC; the same map written to xps_steer's files:"
-say "    echo 8 > $XS/$NIC/tx-0/xps_cpus; echo 4 > .../tx-1/xps_cpus; ..."
+say "    echo ${want[0]} > $XS/$NIC/tx-0/xps_cpus; echo ${want[1]} > .../tx-1/xps_cpus; ..."
 modprobe xps_steer dev=$NIC || { say "DEMO FAILED: modprobe xps_steer dev=$NIC"; exit 1; }
 set_masks $NIC "${want[@]}" || { say "DEMO FAILED: cannot write xps_steer's map"; exit 1; }
 say "Then CPU $LAST offline and online again (echo 0, then 1 > /sys/devices/system/cpu/cpu$LAST/online):"
@@ -246,7 +246,8 @@ if nic_check kernel_queues "followed the kernel's rewritten map"; then
 	if check_tbl "$W/nic.tbl" $NQ 0 0 "$(for c in "${CPUS[@]}"; do printf '%s:%s ' "$c" "$(rev_queue "$c")"; done)" >/dev/null; then
 		bad "the kernel's XPS still sends CPU n on queue 3-n"
 	else
-		say "CPU n -> queue n: the driver's map ($(kmap)), not the one written in step 3."
+		say "Every packet followed the kernel's map as the driver left it ($(kmap)),"
+		say "not the one written in step 3."
 	fi
 fi
 say ""
