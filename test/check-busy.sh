@@ -58,7 +58,7 @@ run_one() {
 	XPS_STEER_OUT=$out/$kind-$n.out make -C "$dir" "$target" >"$log" 2>&1 || rc=$?
 	case $target in
 	check) line=$(grep -E '^xps_steer: [0-9]+ passed' "$log" | tail -n 1 || true) ;;
-	demo) line=$(grep -E 'Diagonal|NOT diagonal' "$log" | tail -n 1 || true) ;;
+	demo) line=$(grep -E 'Diagonal|NOT diagonal|^Shown:|DEMO FAILED' "$log" | paste -sd ' ' || true) ;;
 	esac
 	printf '%s %d/%s: %s, %d s, exit %d: %s\n' "$kind" "$n" "$target" \
 		"$head" "$(secs_since "$t")" "$rc" "${line:-no summary line}" | tee -a "$out/summary"

@@ -54,6 +54,7 @@ send_from_every_cpu() {
 }
 
 say "=== xps_steer demo: kernel $(uname -r), CPUs ${CPUS[*]}"
+say "=== Part 1: what xps_steer does"
 if ! trace_setup; then
 	say "no tracing available: cannot show per-packet queues"
 	exit 1
