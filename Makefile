@@ -11,7 +11,9 @@
 #                        xps-steer-<ver>-1.<arch>.rpm
 #
 # Try and test, as root on Debian 12 (each installs what it needs with apt):
-#   make demo            boot a QEMU guest and show CPU -> queue per packet
+#   make demo            boot a QEMU guest and show CPU -> queue per packet;
+#                        then a virtio-net NIC whose driver resets the
+#                        kernel's own map on CPU hotplug, xps_steer's kept
 #   make check           lint, the tool's tests (host, ASan/UBSan), build,
 #                        the functional suite in a QEMU guest,
 #                        the bad-input catalogue check and check-nics;
@@ -26,7 +28,8 @@
 #                        6.1, 6.12 and 7.x kernels; writes docs/compat.md
 #                        (T=name,... boots just those tests)
 #   make check-install   apt install the .deb in a Debian 12 chroot, boot it with
-#                        a 4-queue virtio-net NIC, steer per packet
+#                        a 4-queue virtio-net NIC, steer per packet; and boot it
+#                        as a 2-node NUMA machine: xps-steer auto's policies
 #   make check-packages  build the .debs and .rpms, compare them package by
 #                        package
 #   make check-dkms      dkms 2.8/3.x add/build/install/remove in chroots
