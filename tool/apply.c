@@ -443,6 +443,8 @@ int cmd_apply(int argc, char **argv)
 		err_msg("usage: xps-steer apply [DEV...] [--dry-run] [--if-configured] [--config FILE] [--topology FILE]");
 		return EXIT_USAGE;
 	}
+	if (check_ifnames(argc - first, argv + first))
+		return EXIT_USAGE;
 	ret = applier_init(&ap, &o);
 	if (ret)
 		return ret;

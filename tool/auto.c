@@ -64,6 +64,8 @@ static int parse_args(int argc, char **argv, struct auto_opts *o)
 		return EXIT_USAGE;
 	}
 	o->dev = argv[optind];
+	if (check_ifname(o->dev))
+		return EXIT_USAGE;
 	if (policy_parse(policy, &o->policy)) {
 		err_msg("policy '%s' is not one of one-to-one, cache, numa, irq",
 			policy);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Messages, allocation and rooted file access for xps-steer. */
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -204,4 +205,34 @@ char *link_basename(const char *path)
 	target[n] = '\0';
 	base = strrchr(target, '/');
 	return xstrdup(base ? base + 1 : target);
+}
+
+bool valid_ifname(const char *name)
+{
+	if (!*name || strlen(name) > 15 || !strcmp(name, ".") ||
+	    !strcmp(name, ".."))
+		return false;
+	for (const char *c = name; *c; c++)
+		if (*c == '/' || *c == ':' || *c == ',' ||
+		    isspace((unsigned char)*c))
+			return false;
+	return true;
+}
+
+int check_ifname(const char *name)
+{
+	if (valid_ifname(name))
+		return EXIT_OK;
+	err_msg("'%s' is not an interface name (" IFNAME_RULE ")", name);
+	return EXIT_USAGE;
+}
+
+int check_ifnames(int n, char *const *names)
+{
+	int ret = EXIT_OK;
+
+	for (int i = 0; i < n; i++)
+		if (check_ifname(names[i]))
+			ret = EXIT_USAGE;
+	return ret;
 }

@@ -55,6 +55,21 @@ int read_line(const char *path, char **line);
 /* write_text: one write(2) of text; 0 or -errno (the kernel's answer). */
 int write_text(const char *path, const char *text);
 bool path_exists(const char *path);
+
+/* The rule valid_ifname() checks, for messages. */
+#define IFNAME_RULE "1 to 15 characters, not . or .., no '/', ':', ',' or blanks"
+/*
+ * A name the kernel takes for an interface (its dev_valid_name()), and
+ * no ',', which separates the names of the module's dev= list.
+ */
+bool valid_ifname(const char *name);
+/*
+ * A command's interface name operand: EXIT_OK, or EXIT_USAGE after
+ * saying why not (before anything is read or written for it).
+ */
+int check_ifname(const char *name);
+/* check_ifname() for each of n names; every bad one is reported. */
+int check_ifnames(int n, char *const *names);
 /* The target of a symlink's last component ("virtio_net"), or NULL. */
 char *link_basename(const char *path);
 

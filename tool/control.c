@@ -74,6 +74,8 @@ int cmd_set(int argc, char **argv)
 		err_msg("usage: xps-steer set [--kernel] DEV QUEUE CPULIST");
 		return EXIT_USAGE;
 	}
+	if (check_ifname(argv[1]))
+		return EXIT_USAGE;
 	q = parse_queue(argv[2]);
 	if (q < 0) {
 		err_msg("%s: '%s' is not a queue (N or tx-N)", argv[1], argv[2]);
@@ -182,6 +184,9 @@ int cmd_attach(int argc, char **argv)
 		err_msg("usage: xps-steer attach DEV...");
 		return EXIT_USAGE;
 	}
+	/* All of them before dev= changes: a bad name fails the whole list. */
+	if (check_ifnames(argc - 1, argv + 1))
+		return EXIT_USAGE;
 	lock = dev_list_lock();
 	if (!module_loaded()) {
 		err = module_load(argv + 1, argc - 1);
@@ -220,6 +225,8 @@ int cmd_detach(int argc, char **argv)
 		err_msg("usage: xps-steer detach DEV...");
 		return EXIT_USAGE;
 	}
+	if (check_ifnames(argc - 1, argv + 1))
+		return EXIT_USAGE;
 	lock = dev_list_lock();
 	err = dev_list_read(&names, &n);
 	if (err) {

@@ -97,6 +97,8 @@ int cmd_hotplug(int argc, char **argv)
 		err_msg("usage: xps-steer hotplug IFNAME [--config FILE]");
 		return EXIT_USAGE;
 	}
+	if (check_ifname(argv[first]))
+		return EXIT_USAGE;
 	ret = applier_init(&ap, &o);
 	if (ret)
 		return ret;

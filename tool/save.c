@@ -179,6 +179,8 @@ int cmd_save(int argc, char **argv)
 		err_msg("usage: xps-steer save [DEV...] [--output FILE]");
 		return EXIT_USAGE;
 	}
+	if (check_ifnames(argc - first, argv + first))
+		return EXIT_USAGE;
 	line_buffered();
 	if (first == argc)
 		ret = devices_to_save(&names, &n);

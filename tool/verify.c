@@ -338,6 +338,8 @@ int cmd_verify(int argc, char **argv)
 		err_msg("%s", usage_text);
 		return EXIT_USAGE;
 	}
+	if (check_ifname(argv[optind]))
+		return EXIT_USAGE;
 	if (argc - optind == 2) {
 		unsigned long s = strtoul(argv[optind + 1], &end, 10);
 
