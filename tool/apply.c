@@ -166,8 +166,7 @@ static void free_masks(hwloc_bitmap_t *masks, unsigned int n)
 	free(masks);
 }
 
-/* The kernel's own xps_cpus become the masks the new ones are compared to. */
-static void use_kernel_files(struct device *dev)
+void use_kernel_files(struct device *dev)
 {
 	dev->backend = BACKEND_KERNEL;
 	for (unsigned int q = 0; q < dev->active_queues; q++) {

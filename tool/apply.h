@@ -53,6 +53,11 @@ void line_buffered(void);
 int applier_init(struct applier *ap, const struct apply_opts *o);
 void applier_free(struct applier *ap);
 
+/*
+ * backend = kernel for an attached device: the kernel's own xps_cpus
+ * become its masks (what apply compares with, what save saves).
+ */
+void use_kernel_files(struct device *dev);
 /* Compute the rule's masks for dev and write them where they differ. */
 int apply_to(struct applier *ap, struct device *dev,
 	     const struct conf_device *rule);

@@ -16,6 +16,7 @@
 #include "apply.h"
 #include "commands.h"
 #include "common.h"
+#include "config.h"
 #include "cpumask.h"
 #include "device.h"
 
@@ -27,11 +28,21 @@ static bool plain_name(const char *name)
 	return !strpbrk(name, "[]*?\\;#=") && *name;
 }
 
-/* One device's live masks as an explicit-map section. */
-static int save_section(FILE *out, const char *name)
+/*
+ * One device's live masks as an explicit-map section: those of the
+ * backend its rule puts it on, so that the section, which overrides the
+ * rule, writes them back there.
+ */
+static int save_section(const struct applier *ap, FILE *out,
+			const char *name)
 {
+	const struct conf_device *rule;
 	struct device dev;
 	int err = device_load(name, &dev), ret = EXIT_OK;
+
+	rule = err ? NULL : config_match(&ap->conf, &dev);
+	if (rule && rule->backend == PREF_KERNEL && dev.state == DEV_ATTACHED)
+		use_kernel_files(&dev);
 
 	if (err == -ENODEV || (!err && dev.backend == BACKEND_NONE)) {
 		err_msg("%s: %s", name, err ? "no such device" :
@@ -48,6 +59,8 @@ static int save_section(FILE *out, const char *name)
 		/* Where the masks came from is where they go back. */
 		if (dev.backend == BACKEND_KERNEL)
 			fprintf(out, "backend = kernel\n");
+		else if (rule && rule->backend == PREF_MODULE)
+			fprintf(out, "backend = module\n");
 		for (unsigned int q = 0; q < dev.active_queues; q++) {
 			char *list = cpulist_format(dev.queues[q].cpus);
 
@@ -142,63 +155,88 @@ static void save_header(FILE *out, int argc, char **argv)
 		"# section, or a file after this one in " XS_CONF_DIR ", overrides them.\n");
 }
 
-/* No DEV: the attached devices, and the refused ones (kernel backend). */
-static int devices_to_save(char ***names, size_t *n)
+/*
+ * No DEV: the attached devices, the refused ones (kernel backend), and
+ * the present devices the configuration puts on the kernel backend.
+ */
+static int devices_to_save(const struct applier *ap, char ***names,
+			   size_t *n)
 {
+	const struct conf_device *rule;
 	struct device *st;
-	size_t nst;
+	char **present;
+	size_t nst, np;
+	bool loaded = !module_status(&st, &nst);
 
 	*names = NULL;
 	*n = 0;
-	if (module_status(&st, &nst)) {
-		err_msg("xps_steer is not loaded: nothing to save (name devices to save their kernel xps_cpus)");
-		return EXIT_NODEV;
-	}
-	for (size_t i = 0; i < nst; i++)
+	for (size_t i = 0; loaded && i < nst; i++)
 		if (st[i].state == DEV_ATTACHED || st[i].state == DEV_REFUSED)
 			list_add(names, n, st[i].ifname ? st[i].ifname :
 				 st[i].name);
-	devices_free(st, nst);
-	if (!*n) {
-		err_msg("no device is attached to xps_steer or refused by it: nothing to save");
-		return EXIT_NODEV;
+	if (loaded)
+		devices_free(st, nst);
+	present_devices(&present, &np);
+	for (size_t i = 0; i < np; i++) {
+		struct device dev;
+
+		if (!device_load(present[i], &dev)) {
+			rule = config_match(&ap->conf, &dev);
+			if (rule && rule->backend == PREF_KERNEL)
+				list_add(names, n, dev.ifname);
+		}
+		device_free(&dev);
 	}
-	return EXIT_OK;
+	list_free(present, np);
+	if (*n)
+		return EXIT_OK;
+	if (!loaded)
+		err_msg("xps_steer is not loaded and no present device has backend = kernel: nothing to save (name devices to save their kernel xps_cpus)");
+	else
+		err_msg("no device is attached to xps_steer, refused by it or configured with backend = kernel: nothing to save");
+	return EXIT_NODEV;
 }
 
 int cmd_save(int argc, char **argv)
 {
 	struct apply_opts o;
+	struct applier ap;
 	char **names = NULL, *text = NULL, *path;
 	const char *shown;
 	size_t n = 0, len;
 	FILE *out;
-	int first = parse_opts(argc, argv, "o", &o), ret = EXIT_OK, err;
+	int first = parse_opts(argc, argv, "oc", &o), ret = EXIT_OK, err;
 
 	if (first < 0) {
-		err_msg("usage: xps-steer save [DEV...] [--output FILE]");
+		err_msg("usage: xps-steer save [DEV...] [--output FILE] [--config FILE]");
 		return EXIT_USAGE;
 	}
 	if (check_ifnames(argc - first, argv + first))
 		return EXIT_USAGE;
-	line_buffered();
-	if (first == argc)
-		ret = devices_to_save(&names, &n);
-	for (int i = first; i < argc; i++)
-		list_add(&names, &n, argv[i]);
+	/* Which backend each device is on is the configuration's to say. */
+	ret = applier_init(&ap, &o);
 	if (ret)
 		return ret;
-	out = open_memstream(&text, &len);
-	if (!out) {
+	if (first == argc)
+		ret = devices_to_save(&ap, &names, &n);
+	for (int i = first; i < argc; i++)
+		list_add(&names, &n, argv[i]);
+	out = ret ? NULL : open_memstream(&text, &len);
+	if (!ret && !out) {
 		err_msg("out of memory");
+		ret = EXIT_FAIL;
+	}
+	if (ret) {
 		list_free(names, n);
-		return EXIT_FAIL;
+		applier_free(&ap);
+		return ret;
 	}
 	save_header(out, argc, argv);
 	for (size_t i = 0; i < n; i++)
-		ret = worse(ret, save_section(out, names[i]));
+		ret = worse(ret, save_section(&ap, out, names[i]));
 	fclose(out);
 	list_free(names, n);
+	applier_free(&ap);
 	/* All or nothing: the file replaces the last save whole. */
 	if (ret) {
 		err_msg("nothing saved");

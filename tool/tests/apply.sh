@@ -298,7 +298,7 @@ xps-steer: nothing saved" "$errtext"
 	rm -rf "$(R /sys/module/xps_steer)"
 	xs save
 	expect_rc 3
-	expect_eq "not loaded" "xps-steer: xps_steer is not loaded: nothing to save (name devices to save their kernel xps_cpus)" "$errtext"
+	expect_eq "not loaded" "xps-steer: xps_steer is not loaded and no present device has backend = kernel: nothing to save (name devices to save their kernel xps_cpus)" "$errtext"
 }
 
 # ap_fake_modprobe: $XPS_STEER_MODPROBE for the tool; records its arguments
@@ -472,4 +472,72 @@ test_tool_hotplug_not_loaded() {
 	expect_rc 0
 	expect_eq "stdout" "eth0: xps_steer is not loaded; \`xps-steer load\` (xps-steer.service) attaches it" "$out"
 	expect_eq "untouched" "$(hexmask 4 "")" "$(ap_kxps eth0 0)"
+}
+
+# save keeps each device where its configuration puts it: an attached
+# device with backend = kernel is saved from the kernel's xps_cpus, with
+# its backend line, so that the saved section (which wins over the rule)
+# writes there again; a present device the configuration puts on the
+# kernel backend is saved without being named, even with the module
+# unloaded.
+test_tool_save_configured_backend() {
+	ap_fixture
+	fake_netdev eth5 2 bnx2x 52:54:00:aa:bb:05 0000:00:06.0
+	printf 'tx-0 0-1\ntx-1 2\ntx-2 3\ntx-3 3\n' >"$(R /sys/kernel/xps_steer/eth0/map)"
+	hexmask 4 3 >"$(R /sys/class/net/eth0/queues/tx-0/xps_cpus)"
+	hexmask 4 0-2 >"$(R /sys/class/net/eth0/queues/tx-1/xps_cpus)"
+	hexmask 4 2 >"$(R /sys/class/net/eth5/queues/tx-1/xps_cpus)"
+	ap_conf <<-'EOF2'
+	[eth0]
+	backend = kernel
+	policy = cache
+	[kern]
+	name = eth5
+	backend = kernel
+	tx-0 = 1
+	EOF2
+	xs save --output "$T_DIR/saved.conf"
+	expect_rc 0
+	expect_eq "stdout" "eth0: saved (3 queues, the kernel's xps_cpus)
+eth1: saved (2 queues, the kernel's xps_cpus)
+eth5: saved (2 queues, the kernel's xps_cpus)
+saved to $T_DIR/saved.conf" "$out"
+	expect_eq "sections" "[eth0]
+backend = kernel
+tx-0 = 3
+tx-1 = 0-2
+tx-2 = none
+# tx-3..tx-3: not in use now (ethtool -L), not saved
+
+[eth1]
+backend = kernel
+tx-0 = none
+tx-1 = none
+
+[eth5]
+backend = kernel
+tx-0 = none
+tx-1 = 2" "$(sed '1,/^$/d' "$T_DIR/saved.conf")"
+	# The saved file applied back writes the kernel's files, not the map.
+	hexmask 4 "" >"$(R /sys/class/net/eth0/queues/tx-0/xps_cpus)"
+	xs apply eth0 --config "$T_DIR/saved.conf"
+	expect_rc 0
+	expect_eq "applied back" "eth0: applied map [eth0] (3 queues) to the kernel's xps_cpus" "$out"
+	expect_eq "kernel tx-0" "$(hexmask 4 3)" "$(ap_kxps eth0 0)"
+	expect_eq "module map untouched" "tx-0 0-1
+tx-1 2
+tx-2 3
+tx-3 3" "$(ap_map eth0)"
+	# Module unloaded: the kernel-backend devices are still saved.
+	rm -rf "$(R /sys/module/xps_steer)" "$(R /sys/kernel/xps_steer)"
+	xs save --output "$T_DIR/saved.conf"
+	expect_rc 0
+	expect_eq "unloaded" "eth0: saved (3 queues, the kernel's xps_cpus)
+eth5: saved (2 queues, the kernel's xps_cpus)
+saved to $T_DIR/saved.conf" "$out"
+	# A configuration error saves nothing.
+	printf '[eth0]\nbackend = kernal\npolicy = cache\n' | ap_conf
+	xs save --output "$T_DIR/saved.conf"
+	expect_rc 2
+	expect_eq "config error" "xps-steer: /etc/xps-steer.conf:2: backend: 'kernal' is not one of auto, module, kernel" "$errtext"
 }
