@@ -310,10 +310,8 @@ static int write_masks(struct device *dev, hwloc_bitmap_t *masks)
 
 	if (!err)
 		return EXIT_OK;
-	if (dev->backend == BACKEND_KERNEL)
-		err_msg("%s: tx-%d: xps_cpus write rejected (%s)", dev->ifname,
-			failed, strerror(-err));
-	else
+	/* A queue's refusal has been reported, with what became of the rest. */
+	if (failed < 0)
 		err_msg("%s: map write rejected (%s)%s", dev->ifname,
 			strerror(-err), err == -ENXIO ?
 			": a queue not in use (ethtool -L)" : err == -EINVAL ||

@@ -209,10 +209,8 @@ static int write_map(struct device *dev, hwloc_bitmap_t *masks)
 	err = device_write_map(dev, masks, &failed);
 	if (!err)
 		return EXIT_OK;
-	if (failed >= 0)
-		err_msg("%s: tx-%d: xps_cpus write rejected (%s)", dev->ifname,
-			failed, strerror(-err));
-	else
+	/* A queue's refusal has been reported, with what became of the rest. */
+	if (failed < 0)
 		err_msg("%s: map write rejected (%s)", dev->ifname,
 			strerror(-err));
 	return EXIT_FAIL;

@@ -551,6 +551,20 @@ char *map_text(const struct device *dev, hwloc_bitmap_t *masks)
 	return text;
 }
 
+/* "tx-0,tx-2,tx-3" for a set of queue numbers. */
+static char *queue_list(hwloc_const_bitmap_t queues)
+{
+	char *text = xstrdup(""), *next;
+	int q;
+
+	hwloc_bitmap_foreach_begin(q, queues) {
+		next = xasprintf("%s%stx-%d", text, *text ? "," : "", q);
+		free(text);
+		text = next;
+	} hwloc_bitmap_foreach_end();
+	return text;
+}
+
 static int write_kernel_queue(const struct device *dev, unsigned int q,
 			      hwloc_const_bitmap_t mask)
 {
@@ -573,6 +587,68 @@ static int write_kernel_queue(const struct device *dev, unsigned int q,
 	return ret;
 }
 
+static const char *queue_hint(int err)
+{
+	return err == -ENXIO ? ": queue not in use (ethtool -L)" :
+	       err == -ERANGE ? ": a CPU beyond the possible CPUs" : "";
+}
+
+/*
+ * Queue by queue, where the mask changes. When a queue refuses, the
+ * queues written before it get their old masks back, so that a failed
+ * write leaves the device as it was, not half old map, half new; the
+ * messages say which queue refused and whether that worked.
+ */
+static int write_queues(struct device *dev, hwloc_bitmap_t *masks,
+			int *failed_queue)
+{
+	hwloc_bitmap_t written = hwloc_bitmap_alloc();
+	hwloc_bitmap_t stuck = hwloc_bitmap_alloc();
+	unsigned int q;
+	int ret = 0, k;
+	char *list;
+
+	for (q = 0; q < dev->active_queues; q++) {
+		if (hwloc_bitmap_isequal(dev->queues[q].cpus, masks[q]))
+			continue;
+		ret = write_kernel_queue(dev, q, masks[q]);
+		if (ret)
+			break;
+		hwloc_bitmap_set(written, q);
+	}
+	if (ret) {
+		*failed_queue = q;
+		err_msg("%s: tx-%u: xps_cpus write rejected (%s)%s",
+			dev->ifname, q, strerror(-ret), queue_hint(ret));
+		hwloc_bitmap_foreach_begin(k, written) {
+			int err = write_kernel_queue(dev, k, dev->queues[k].cpus);
+
+			if (err) {
+				err_msg("%s: tx-%d: cannot put its old mask back (%s)",
+					dev->ifname, k, strerror(-err));
+				hwloc_bitmap_set(stuck, k);
+				hwloc_bitmap_clr(written, k);
+			}
+		} hwloc_bitmap_foreach_end();
+		if (!hwloc_bitmap_iszero(written)) {
+			list = queue_list(written);
+			err_msg("%s: %s: written before tx-%u refused, now back as they were%s",
+				dev->ifname, list, q, hwloc_bitmap_iszero(stuck) ?
+				": the device's masks are unchanged" : "");
+			free(list);
+		}
+		if (!hwloc_bitmap_iszero(stuck)) {
+			list = queue_list(stuck);
+			err_msg("%s: %s keep the new map's masks, the other queues the old map's: `xps-steer status %s` shows them",
+				dev->ifname, list, dev->ifname);
+			free(list);
+		}
+	}
+	hwloc_bitmap_free(written);
+	hwloc_bitmap_free(stuck);
+	return ret;
+}
+
 int device_write_map(struct device *dev, hwloc_bitmap_t *masks,
 		     int *failed_queue)
 {
@@ -590,14 +666,7 @@ int device_write_map(struct device *dev, hwloc_bitmap_t *masks,
 		break;
 	case BACKEND_KERNEL:
 		/* One queue at a time: the kernel has no whole-device file. */
-		ret = 0;
-		for (unsigned int q = 0; q < dev->active_queues && !ret; q++) {
-			if (hwloc_bitmap_isequal(dev->queues[q].cpus, masks[q]))
-				continue;
-			ret = write_kernel_queue(dev, q, masks[q]);
-			if (ret)
-				*failed_queue = q;
-		}
+		ret = write_queues(dev, masks, failed_queue);
 		break;
 	default:
 		return -ENODEV;

@@ -101,8 +101,11 @@ void devices_free(struct device *devs, size_t n);
  * Replace every active queue's mask. masks[] has dev->num_queues entries;
  * inactive queues' entries are ignored (they keep their masks). Module:
  * one write of the map file (atomic); kernel: one xps_cpus write per
- * queue, skipped where the mask is already equal. 0 or -errno, with
- * *failed_queue set for a kernel-backend queue that refused (-1 else).
+ * queue, skipped where the mask is already equal, and when a queue
+ * refuses, the queues written before it are put back as they were. 0 or
+ * -errno. *failed_queue is the queue that refused, or -1 when the map
+ * file did: a refused queue is reported here (and what became of the
+ * others), a refused map file is the caller's to report.
  */
 int device_write_map(struct device *dev, hwloc_bitmap_t *masks,
 		     int *failed_queue);

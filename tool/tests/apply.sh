@@ -164,7 +164,9 @@ test_tool_apply_failure_continues() {
 	expect_eq "stdout" "eth0: applied map [all] (3 queues)
 eth2: applied map [all] (2 queues)" "$out"
 	expect_eq "stderr" "xps-steer: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused it); driver bnx2x may rewrite them on CPU hotplug or ethtool -L
-xps-steer: eth1: tx-1: xps_cpus write rejected (Is a directory)" "$errtext"
+xps-steer: eth1: tx-1: xps_cpus write rejected (Is a directory)
+xps-steer: eth1: tx-0: written before tx-1 refused, now back as they were: the device's masks are unchanged" "$errtext"
+	expect_eq "eth1 tx-0 put back" "$(hexmask 4 "")" "$(ap_kxps eth1 0)"
 	expect_eq "eth2 map" "tx-0 0
 tx-1 1" "$(ap_map eth2)"
 }
@@ -540,4 +542,39 @@ saved to $T_DIR/saved.conf" "$out"
 	xs save --output "$T_DIR/saved.conf"
 	expect_rc 2
 	expect_eq "config error" "xps-steer: /etc/xps-steer.conf:2: backend: 'kernal' is not one of auto, module, kernel" "$errtext"
+}
+
+# The kernel backend writes queue by queue: when tx-2 refuses after tx-0
+# and tx-1 were written, those two get their old masks back and the
+# messages say so; the device is left as it was, not half old, half new.
+test_tool_apply_kernel_backend_restores() {
+	fake_cpus 4
+	fake_netdev eth1 3 bnx2x 52:54:00:aa:bb:02 0000:00:04.0
+	fake_module "eth1 refused reason=own-select-queue"
+	hexmask 4 3 >"$(R /sys/class/net/eth1/queues/tx-0/xps_cpus)"
+	hexmask 4 2 >"$(R /sys/class/net/eth1/queues/tx-1/xps_cpus)"
+	# The kernel refuses tx-2 (here: a directory, EISDIR).
+	rm "$(R /sys/class/net/eth1/queues/tx-2/xps_cpus)"
+	mkdir "$(R /sys/class/net/eth1/queues/tx-2/xps_cpus)"
+	ap_conf <<-'EOF2'
+	[eth1]
+	tx-0 = 0
+	tx-1 = 1
+	tx-2 = 2
+	EOF2
+	xs apply eth1
+	expect_rc 1
+	expect_eq "stdout" "" "$out"
+	expect_eq "stderr" "xps-steer: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused it); driver bnx2x may rewrite them on CPU hotplug or ethtool -L
+xps-steer: eth1: tx-2: xps_cpus write rejected (Is a directory)
+xps-steer: eth1: tx-0,tx-1: written before tx-2 refused, now back as they were: the device's masks are unchanged" "$errtext"
+	expect_eq "tx-0 restored" "$(hexmask 4 3)" "$(ap_kxps eth1 0)"
+	expect_eq "tx-1 restored" "$(hexmask 4 2)" "$(ap_kxps eth1 1)"
+	# set --kernel-style auto on the same device says the same.
+	xs auto eth1 --policy one-to-one --topology "$TOPO/1s-4c.xml"
+	expect_rc 1
+	expect_eq "auto" "xps-steer: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused the device); driver bnx2x may rewrite it on CPU hotplug or ethtool -L
+xps-steer: eth1: tx-2: xps_cpus write rejected (Is a directory)
+xps-steer: eth1: tx-0,tx-1: written before tx-2 refused, now back as they were: the device's masks are unchanged" "$errtext"
+	expect_eq "tx-0 restored again" "$(hexmask 4 3)" "$(ap_kxps eth1 0)"
 }
