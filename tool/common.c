@@ -112,14 +112,43 @@ char *root_pathf(const char *fmt, ...)
 	return full;
 }
 
+/*
+ * Below a fake root (the tests), a file PATH.read-errno or
+ * PATH.write-errno holding an errno number makes reads or writes of PATH
+ * fail with it: the kernel's refusals that a plain file cannot give
+ * (EFBIG from a map that does not fit in a page). 0: none.
+ */
+static int injected_errno(const char *path, const char *op)
+{
+	const char *root = getenv("XPS_STEER_ROOT");
+	char *file;
+	FILE *f;
+	int err = 0;
+
+	if (!root || !*root || !strcmp(root, "/"))
+		return 0;
+	file = xasprintf("%s%s.%s-errno", root, path, op);
+	f = fopen(file, "re");
+	free(file);
+	if (!f)
+		return 0;
+	if (fscanf(f, "%d", &err) != 1 || err <= 0)
+		err = 0;
+	fclose(f);
+	return -err;
+}
+
 int read_text(const char *path, char **text)
 {
-	char *full = root_path(path), *buf = NULL;
+	char *full, *buf = NULL;
 	size_t len = 0, cap = 0;
-	int fd, ret = 0;
+	int fd, ret = injected_errno(path, "read");
 	ssize_t n;
 
 	*text = NULL;
+	if (ret)
+		return ret;
+	full = root_path(path);
 	fd = open(full, O_RDONLY | O_CLOEXEC);
 	free(full);
 	if (fd < 0)
@@ -163,11 +192,14 @@ int read_line(const char *path, char **line)
 
 int write_text(const char *path, const char *text)
 {
-	char *full = root_path(path);
+	char *full;
 	size_t len = strlen(text);
 	ssize_t n;
-	int fd, ret = 0;
+	int fd, ret = injected_errno(path, "write");
 
+	if (ret)
+		return ret;
+	full = root_path(path);
 	fd = open(full, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	free(full);
 	if (fd < 0)

@@ -625,3 +625,53 @@ note: eth1: CPU 3 offline: the kernel's xps_cpus cannot hold it, so it is left o
 tx-1
 tx-2" "$(ap_map eth0)"
 }
+
+# Maps longer than a sysfs page. The module refuses to show a map that
+# does not fit in a page (EFBIG): the masks are read queue by queue
+# (xps_cpus_list). It refuses to take a map write of 4095 bytes or more
+# (E2BIG): such a map is written queue by queue, with a warning that it
+# is not atomic; a map that fits is still one write of the map file.
+test_tool_apply_map_over_a_page() {
+	local q d conf list
+	fake_cpus 1024
+	fake_netdev eth0 128
+	fake_module "eth0 attached queues=128 active=128 hook=installed name=eth0"
+	fake_attached eth0 128
+	d=$(R /sys/kernel/xps_steer/eth0)
+	# tx-N: CPUs N, N+128, ... (8 each): about 5 KiB of map text.
+	conf="[eth0]"$'\n'
+	for ((q = 0; q < 128; q++)); do
+		list=$(seq -s, "$q" 128 1023)
+		conf+="tx-$q = $list"$'\n'
+	done
+	printf '%s' "$conf" | ap_conf
+	touch -d "@$AP_OLD" "$d/map"
+	xs apply eth0
+	expect_rc 0
+	expect_eq "stdout" "eth0: applied map [eth0] (128 queues)" "$out"
+	expect_eq "stderr" "xps-steer: warning: eth0: the map is 4796 bytes, more than the 4094 a write of the map file may have: written queue by queue, not atomically (packets may see part of each map meanwhile)" "$errtext"
+	expect_eq "map file not written" "$AP_OLD" "$(stat -c %Y "$d/map")"
+	expect_eq "tx-0" "0,128,256,384,512,640,768,896" "$(cat "$d/tx-0/xps_cpus_list")"
+	expect_eq "tx-127" "127,255,383,511,639,767,895,1023" "$(cat "$d/tx-127/xps_cpus_list")"
+	# The module would now refuse to show the map: read queue by queue.
+	fake_errno /sys/kernel/xps_steer/eth0/map read 27
+	xs apply eth0
+	expect_rc 0
+	expect_eq "second" "eth0: unchanged" "$out$errtext"
+	xs map eth0 --json
+	expect_rc 0
+	expect_eq "map, CPU 129" "[1]" "$(jq -c '.cpus[129].queues' "$T_DIR/out")"
+	# A map that fits in a page is one write of the map file.
+	printf '[eth0]\ntx-0 = 0-3\ntx-1 = 4-7\n' | ap_conf
+	xs apply eth0
+	expect_rc 0
+	expect_eq "small" "eth0: applied map [eth0] (128 queues)" "$out$errtext"
+	expect_eq "small map" "tx-0 0-3" "$(head -n 1 "$d/map")"
+	# The map file refusing E2BIG anyway (a smaller limit): queue by queue.
+	printf '[eth0]\ntx-0 = 8\n' | ap_conf
+	fake_errno /sys/kernel/xps_steer/eth0/map write 7
+	xs apply eth0
+	expect_rc 0
+	expect_eq "E2BIG" "xps-steer: warning: eth0: the map file refused the map (Argument list too long): written queue by queue, not atomically (packets may see part of each map meanwhile)" "$errtext"
+	expect_eq "tx-0 by queue" "8" "$(cat "$d/tx-0/xps_cpus_list")"
+}
