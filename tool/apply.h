@@ -64,7 +64,12 @@ int apply_to(struct applier *ap, struct device *dev,
 /* Every present device a section matches. */
 int apply_present(struct applier *ap);
 
-/* Add names to dev= (the union with what is there), loading the module. */
-int attach_names(char *const *names, size_t n);
+/*
+ * Add names to dev= (the union with what is there), dropping the absent
+ * names that only a name pattern of conf listed; when the module is not
+ * loaded, load it with them if may_load, else change nothing.
+ */
+int attach_names(const struct config *conf, char *const *names, size_t n,
+		 bool may_load);
 
 #endif

@@ -595,3 +595,21 @@ const char *conf_fixed_name(const struct conf_device *rule)
 		return rule->section;
 	return has_glob(rule->match_name) ? NULL : rule->match_name;
 }
+
+bool config_pattern_only(const struct config *conf, const char *name)
+{
+	bool matched = false;
+
+	for (size_t i = 0; i < conf->n; i++) {
+		const struct conf_device *rule = &conf->devs[i];
+		const char *fixed = conf_fixed_name(rule);
+
+		if (fixed && !strcmp(fixed, name))
+			return false;
+		if (rule->match_name && has_glob(rule->match_name) &&
+		    rule->backend != PREF_KERNEL &&
+		    !fnmatch(rule->match_name, name, 0))
+			matched = true;
+	}
+	return matched;
+}

@@ -54,5 +54,11 @@ const struct conf_device *config_match(const struct config *conf,
 				       const struct device *dev);
 /* Does the rule name one fixed interface (only a name, no pattern)? */
 const char *conf_fixed_name(const struct conf_device *rule);
+/*
+ * Would only a name pattern put this name in dev=: a section's name =
+ * pattern (backend not kernel) matches it, and no section has it as its
+ * fixed name?
+ */
+bool config_pattern_only(const struct config *conf, const char *name);
 
 #endif

@@ -65,7 +65,8 @@ static int hotplug_device(struct applier *ap, char *ifname)
 			       ifname);
 			goto out;
 		}
-		ret = attach_names(&ifname, 1);
+		/* Only the unit loads the module (and only when it started). */
+		ret = attach_names(&ap->conf, &ifname, 1, false);
 		if (ret)
 			goto out;
 		device_free(&dev);

@@ -54,55 +54,103 @@ static void wanted_names(struct applier *ap, char ***names, size_t *n)
 	list_free(present, np);
 }
 
-/* Add names to dev= (the union with what is there), loading the module. */
-static int attach_names_locked(char *const *names, size_t n)
+/*
+ * The listed names to drop: absent, not asked for now, and listed only
+ * for a name pattern (veth* and the like come and go under new names, and
+ * dev= would fill up; hotplug lists them again when they appear).
+ */
+static void stale_names(const struct config *conf, char *const *names,
+			size_t n, char ***stale, size_t *nstale)
 {
-	char **cur = NULL, *list;
-	size_t ncur = 0, before;
+	struct device *st;
+	size_t nst;
+
+	*stale = NULL;
+	*nstale = 0;
+	if (module_status(&st, &nst))
+		return;
+	for (size_t i = 0; i < nst; i++)
+		if (st[i].state == DEV_ABSENT && !list_has(names, n, st[i].name) &&
+		    config_pattern_only(conf, st[i].name))
+			list_add(stale, nstale, st[i].name);
+	devices_free(st, nst);
+}
+
+static int load_module_with(char *const *names, size_t n)
+{
+	char *list = list_join(names, n, ",");
+	int err = module_load(names, n);
+
+	if (err)
+		err_msg("modprobe xps_steer dev=%s failed (%s)", list,
+			strerror(-err));
+	else
+		printf("xps_steer: loaded with dev=%s\n", list);
+	free(list);
+	return err ? EXIT_FAIL : EXIT_OK;
+}
+
+static int attach_names_locked(const struct config *conf,
+			       char *const *names, size_t n, bool may_load)
+{
+	char **cur = NULL, **stale, *list, *dropped;
+	size_t ncur = 0, nstale, before, kept = 0;
 	int err;
 
-	if (!n)
-		return EXIT_OK;
 	if (!module_loaded()) {
-		list = list_join(names, n, ",");
-		err = module_load(names, n);
-		if (err)
-			err_msg("modprobe xps_steer dev=%s failed (%s)", list,
-				strerror(-err));
-		else
-			printf("xps_steer: loaded with dev=%s\n", list);
-		free(list);
-		return err ? EXIT_FAIL : EXIT_OK;
+		if (n && !may_load)
+			printf("xps_steer is not loaded: %s not listed\n", names[0]);
+		return n && may_load ? load_module_with(names, n) : EXIT_OK;
 	}
 	err = dev_list_read(&cur, &ncur);
 	if (err) {
 		err_msg("cannot read xps_steer's device list (%s)", strerror(-err));
 		return EXIT_FAIL;
 	}
+	stale_names(conf, names, n, &stale, &nstale);
+	for (size_t i = 0; i < ncur; i++) {
+		if (list_has(stale, nstale, cur[i]))
+			free(cur[i]);
+		else
+			cur[kept++] = cur[i];
+	}
+	ncur = kept;
 	before = ncur;
 	for (size_t i = 0; i < n; i++)
 		list_add(&cur, &ncur, names[i]);
-	if (ncur == before) {
+	if (ncur == before && !nstale) {
 		list_free(cur, ncur);
 		return EXIT_OK;
 	}
 	err = dev_list_write(cur, ncur);
 	list = list_join(cur, ncur, ",");
+	dropped = nstale ? list_join(stale, nstale, ",") : NULL;
 	if (err)
 		err_msg("cannot write xps_steer's device list %s (%s)%s", list,
 			strerror(-err), err == -EINVAL ?
 			": the kernel log (dmesg) says which entry" : "");
+	else if (dropped)
+		printf("xps_steer: dev=%s (dropped %s: absent, listed for a name pattern only; added again when they appear)\n",
+		       list, dropped);
 	else
 		printf("xps_steer: dev=%s\n", list);
+	free(dropped);
 	free(list);
+	list_free(stale, nstale);
 	list_free(cur, ncur);
 	return err ? EXIT_FAIL : EXIT_OK;
 }
 
-/* attach_names_locked with the dev= list locked against other instances. */
-int attach_names(char *const *names, size_t n)
+/*
+ * Add names to dev= (the union with what is there, less the stale pattern
+ * names), with the list locked against other instances; when the module
+ * is not loaded, load it with them if may_load, else change nothing.
+ */
+int attach_names(const struct config *conf, char *const *names, size_t n,
+		 bool may_load)
 {
-	int lock = dev_list_lock(), ret = attach_names_locked(names, n);
+	int lock = dev_list_lock();
+	int ret = attach_names_locked(conf, names, n, may_load);
 
 	dev_list_unlock(lock);
 	return ret;
@@ -131,7 +179,7 @@ int cmd_load(int argc, char **argv)
 	}
 	wanted_names(&ap, &names, &n);
 	/* A failed attach still leaves kernel-backend devices to apply. */
-	ret = attach_names(names, n);
+	ret = attach_names(&ap.conf, names, n, true);
 	list_free(names, n);
 	ret = worse(ret, apply_present(&ap));
 	applier_free(&ap);

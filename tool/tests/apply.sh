@@ -675,3 +675,48 @@ test_tool_apply_map_over_a_page() {
 	expect_eq "E2BIG" "xps-steer: warning: eth0: the map file refused the map (Argument list too long): written queue by queue, not atomically (packets may see part of each map meanwhile)" "$errtext"
 	expect_eq "tx-0 by queue" "8" "$(cat "$d/tx-0/xps_cpus_list")"
 }
+
+# dev= does not grow without end with pattern sections (veth* and the
+# like come and go under new names, and dev= holds 32): when hotplug or
+# load adds names, listed names that are absent and that only a name
+# pattern wanted are dropped (hotplug adds them again when they appear);
+# fixed names and names listed by hand stay. A device no section matches
+# changes nothing at all, and hotplug never loads the module.
+test_tool_hotplug_dev_list() {
+	fake_cpus 4
+	fake_netdev veth7 2
+	fake_netdev lo0 1 virtio_net 52:54:00:aa:bb:09 0000:00:09.0
+	ap_fake_modprobe
+	fake_module "vethold1 absent" "fixed0 absent" "manual0 absent" "vethold2 absent"
+	ap_conf <<-'EOF2'
+	[veths]
+	name = veth*
+	tx-0 = 0
+	[fixed0]
+	tx-0 = 1
+	EOF2
+	local dev
+	dev=$(R /sys/module/xps_steer/parameters/dev)
+	touch -d "@$AP_OLD" "$dev"
+	xs hotplug lo0
+	expect_rc 0
+	expect_eq "unmatched: quiet" "" "$out$errtext"
+	expect_eq "unmatched: dev= not written" "$AP_OLD" "$(stat -c %Y "$dev")"
+	[ ! -e "$(R /run/xps-steer.lock)" ] || fail "unmatched: the dev= lock was taken"
+	xs hotplug veth7
+	expect_eq "dev=" "fixed0,manual0,veth7" "$(cat "$dev")"
+	expect_eq "stdout" "xps_steer: dev=fixed0,manual0,veth7 (dropped vethold1,vethold2: absent, listed for a name pattern only; added again when they appear)" "$out"
+	# The fake module does not attach on the write: hotplug says so.
+	expect_rc 3
+	# load drops them too.
+	fake_module "vethold3 absent" "fixed0 absent"
+	xs load
+	expect_eq "load dev=" "fixed0,veth7" "$(cat "$dev")"
+	expect_eq "load stdout" "xps_steer: dev=fixed0,veth7 (dropped vethold3: absent, listed for a name pattern only; added again when they appear)" "$(head -n 1 "$T_DIR/out")"
+	# Module not loaded: hotplug neither loads it nor writes anything.
+	rm -rf "$(R /sys/module/xps_steer)" "$(R /sys/kernel/xps_steer)"
+	xs hotplug veth7
+	expect_rc 0
+	expect_eq "not loaded" "veth7: xps_steer is not loaded; \`xps-steer load\` (xps-steer.service) attaches it" "$out"
+	[ ! -e "$T_DIR/modprobe.args" ] || fail "modprobe ran: $(cat "$T_DIR/modprobe.args")"
+}
