@@ -90,13 +90,18 @@ char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
-char *root_path(const char *path)
+bool fake_root(void)
 {
 	const char *root = getenv("XPS_STEER_ROOT");
 
-	if (!root || !*root || !strcmp(root, "/"))
+	return root && *root && strcmp(root, "/");
+}
+
+char *root_path(const char *path)
+{
+	if (!fake_root())
 		return xstrdup(path);
-	return xasprintf("%s%s", root, path);
+	return xasprintf("%s%s", getenv("XPS_STEER_ROOT"), path);
 }
 
 char *root_pathf(const char *fmt, ...)
@@ -120,14 +125,13 @@ char *root_pathf(const char *fmt, ...)
  */
 static int injected_errno(const char *path, const char *op)
 {
-	const char *root = getenv("XPS_STEER_ROOT");
 	char *file;
 	FILE *f;
 	int err = 0;
 
-	if (!root || !*root || !strcmp(root, "/"))
+	if (!fake_root())
 		return 0;
-	file = xasprintf("%s%s.%s-errno", root, path, op);
+	file = xasprintf("%s%s.%s-errno", getenv("XPS_STEER_ROOT"), path, op);
 	f = fopen(file, "re");
 	free(file);
 	if (!f)

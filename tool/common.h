@@ -41,6 +41,8 @@ void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Is $XPS_STEER_ROOT a fake tree (set, and not "/")? */
+bool fake_root(void);
 /* root_path("/sys/...") - the path below $XPS_STEER_ROOT; free() it. */
 char *root_path(const char *path);
 char *root_pathf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
