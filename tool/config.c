@@ -216,7 +216,7 @@ static char *read_config_line(char *str, int num, void *stream)
 	/* inih's buffer has a fixed size; a longer line would be split. */
 	if (strlen(line) >= (size_t)num) {
 		add_error(ctx, ctx->line, "line longer than %d characters",
-			  num - 3);
+			  num - 2);
 		str[0] = '\0';
 		return str;
 	}
@@ -612,4 +612,10 @@ bool config_pattern_only(const struct config *conf, const char *name)
 			matched = true;
 	}
 	return matched;
+}
+
+size_t config_max_line(void)
+{
+	/* read_config_line takes strlen(line) < num, newline included. */
+	return (&ini_max_line ? (size_t)ini_max_line : INI_MAX_LINE) - 2;
 }

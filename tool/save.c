@@ -29,6 +29,29 @@ static bool plain_name(const char *name)
 }
 
 /*
+ * Every tx-<n> line fits in a configuration line: a longer one would make
+ * the saved file, and so every later apply and load, fail.
+ */
+static bool lines_fit(const struct device *dev)
+{
+	bool fit = true;
+
+	for (unsigned int q = 0; q < dev->active_queues && fit; q++) {
+		char *list = cpulist_format(dev->queues[q].cpus);
+		char *line = xasprintf("tx-%u = %s", q, *list ? list : "none");
+
+		if (strlen(line) > config_max_line()) {
+			err_msg("%s: tx-%u: its line would be %zu characters, more than a configuration line may have (%zu): not saved",
+				dev->ifname, q, strlen(line), config_max_line());
+			fit = false;
+		}
+		free(line);
+		free(list);
+	}
+	return fit;
+}
+
+/*
  * One device's live masks as an explicit-map section: those of the
  * backend its rule puts it on, so that the section, which overrides the
  * rule, writes them back there.
@@ -53,6 +76,8 @@ static int save_section(const struct applier *ap, FILE *out,
 	} else if (!plain_name(dev.ifname)) {
 		err_msg("%s: its name cannot be a section name ([]*?\\;#= in it): not saved",
 			dev.ifname);
+		ret = EXIT_FAIL;
+	} else if (!lines_fit(&dev)) {
 		ret = EXIT_FAIL;
 	} else {
 		fprintf(out, "\n[%s]\n", dev.ifname);

@@ -720,3 +720,30 @@ test_tool_hotplug_dev_list() {
 	expect_eq "not loaded" "veth7: xps_steer is not loaded; \`xps-steer load\` (xps-steer.service) attaches it" "$out"
 	[ ! -e "$T_DIR/modprobe.args" ] || fail "modprobe ran: $(cat "$T_DIR/modprobe.args")"
 }
+
+# A CPU list longer than a configuration line may be (scattered CPUs of
+# a big machine) is not saved: the file would fail every later apply and
+# load (exit 2, nothing applied at boot). The old file stays.
+test_tool_save_line_too_long() {
+	local list
+	fake_cpus 2048
+	fake_netdev eth0 2
+	fake_module "eth0 attached queues=2 active=2 hook=installed name=eth0"
+	fake_attached eth0 2
+	list=$(seq -s, 0 2 2047)
+	printf 'tx-0 %s\ntx-1 1\n' "$list" >"$(R /sys/kernel/xps_steer/eth0/map)"
+	xs save --output "$T_DIR/saved.conf"
+	expect_rc 1
+	expect_eq "stderr" "xps-steer: eth0: tx-0: its line would be $((${#list} + 7)) characters, more than a configuration line may have (4198): not saved
+xps-steer: nothing saved" "$errtext"
+	[ ! -e "$T_DIR/saved.conf" ] || fail "a file was written"
+	# At the limit it is saved, and reads back.
+	list=$(seq -s, 1000 2 2047 | cut -c 1-4191)
+	list=${list%,*}
+	printf 'tx-0 %s\ntx-1 1\n' "$list" >"$(R /sys/kernel/xps_steer/eth0/map)"
+	xs save --output "$T_DIR/saved.conf"
+	expect_rc 0
+	xs apply --dry-run --config "$T_DIR/saved.conf"
+	expect_rc 0
+	expect_eq "reads back" "eth0: unchanged" "$out"
+}
