@@ -747,3 +747,22 @@ xps-steer: nothing saved" "$errtext"
 	expect_rc 0
 	expect_eq "reads back" "eth0: unchanged" "$out"
 }
+
+# attach with the module not loaded loads it with each name once, as a
+# dev= write would list them (the module refuses a name given twice);
+# detach takes a name given twice once.
+test_tool_attach_loads_once_each() {
+	fake_cpus 4
+	fake_netdev eth0 2
+	ap_fake_modprobe
+	xs attach eth0 eth5 eth0
+	expect_rc 0
+	expect_eq "modprobe" "xps_steer dev=eth0,eth5" "$(cat "$T_DIR/modprobe.args")"
+	expect_eq "report" "eth0: attached (2 tx queues)
+eth5: absent: attached when it registers" "$out"
+	# detach likewise: a name given twice is detached once, no error.
+	xs detach eth5 eth5
+	expect_rc 0
+	expect_eq "detach" "eth5: detached" "$out"
+	expect_eq "dev=" "eth0" "$(cat "$(R /sys/module/xps_steer/parameters/dev)")"
+}
