@@ -1,23 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The configuration put to work: `apply` (each matched device's
- * map, written only where it differs from the live one), `save` (the live
- * maps as a configuration file), `load` (the systemd unit at boot: attach
- * what the configuration names, then apply) and `hotplug` (the udev rule,
- * when a network device appears).
+ * `xps-steer apply`: each matched device's map, written only where it
+ * differs from the live one; and what save, load and hotplug share with
+ * it (apply.h).
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "apply.h"
 #include "commands.h"
 #include "common.h"
 #include "config.h"
@@ -26,26 +21,8 @@
 #include "policy.h"
 #include "topology.h"
 
-#define SAVE_FILE	XS_CONF_DIR "/90-saved.conf"
-
-struct apply_opts {
-	bool dry_run;
-	bool if_configured;	/* apply DEV: no matching section is no error */
-	const char *config;	/* --config FILE; NULL: the system's files */
-	const char *topology;	/* --topology FILE; NULL: this machine */
-	const char *output;	/* save --output FILE */
-};
-
-/* What one run shares between its devices. */
-struct applier {
-	const struct apply_opts *opts;
-	struct config conf;
-	hwloc_topology_t topo;	/* loaded for the first policy */
-	bool topo_failed;
-};
-
 /* One device's failure does not stop the others; a failure outranks 3. */
-static int worse(int a, int b)
+int worse(int a, int b)
 {
 	if (a == EXIT_FAIL || b == EXIT_FAIL)
 		return EXIT_FAIL;
@@ -56,8 +33,8 @@ static int worse(int a, int b)
  * The options in allowed ("nct", "o") into o; returns the index of the
  * first operand, or -1 after a bad option.
  */
-static int parse_opts(int argc, char **argv, const char *allowed,
-		      struct apply_opts *o)
+int parse_opts(int argc, char **argv, const char *allowed,
+	       struct apply_opts *o)
 {
 	static const struct option opts[] = {
 		{ "dry-run", no_argument, NULL, 'n' },
@@ -88,7 +65,7 @@ static int parse_opts(int argc, char **argv, const char *allowed,
 	return optind;
 }
 
-static bool list_has(char *const *names, size_t n, const char *name)
+bool list_has(char *const *names, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(names[i], name))
@@ -96,7 +73,7 @@ static bool list_has(char *const *names, size_t n, const char *name)
 	return false;
 }
 
-static void list_add(char ***names, size_t *n, const char *name)
+void list_add(char ***names, size_t *n, const char *name)
 {
 	if (list_has(*names, *n, name))
 		return;
@@ -104,14 +81,14 @@ static void list_add(char ***names, size_t *n, const char *name)
 	(*names)[(*n)++] = xstrdup(name);
 }
 
-static void list_free(char **names, size_t n)
+void list_free(char **names, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
 }
 
-static char *list_join(char *const *names, size_t n, const char *sep)
+char *list_join(char *const *names, size_t n, const char *sep)
 {
 	char *text = xstrdup(""), *next;
 
@@ -124,7 +101,7 @@ static char *list_join(char *const *names, size_t n, const char *sep)
 }
 
 /* The interfaces in /sys/class/net, in name order. */
-static void present_devices(char ***names, size_t *n)
+void present_devices(char ***names, size_t *n)
 {
 	char *dir = root_path(XS_SYSFS_NET);
 	struct dirent **ents;
@@ -152,12 +129,12 @@ static void present_devices(char ***names, size_t *n)
  * Under systemd and udev, stdout and stderr go to one log: keep their
  * lines in order.
  */
-static void line_buffered(void)
+void line_buffered(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 }
 
-static int applier_init(struct applier *ap, const struct apply_opts *o)
+int applier_init(struct applier *ap, const struct apply_opts *o)
 {
 	line_buffered();
 	memset(ap, 0, sizeof(*ap));
@@ -166,7 +143,7 @@ static int applier_init(struct applier *ap, const struct apply_opts *o)
 	return config_load(&ap->conf, o->config) ? EXIT_USAGE : EXIT_OK;
 }
 
-static void applier_free(struct applier *ap)
+void applier_free(struct applier *ap)
 {
 	if (ap->topo)
 		hwloc_topology_destroy(ap->topo);
@@ -189,8 +166,7 @@ static void free_masks(hwloc_bitmap_t *masks, unsigned int n)
 	free(masks);
 }
 
-/* The kernel's own xps_cpus become the masks the new ones are compared to. */
-static void use_kernel_files(struct device *dev)
+void use_kernel_files(struct device *dev)
 {
 	dev->backend = BACKEND_KERNEL;
 	for (unsigned int q = 0; q < dev->active_queues; q++) {
@@ -334,10 +310,8 @@ static int write_masks(struct device *dev, hwloc_bitmap_t *masks)
 
 	if (!err)
 		return EXIT_OK;
-	if (dev->backend == BACKEND_KERNEL)
-		err_msg("%s: tx-%d: xps_cpus write rejected (%s)", dev->ifname,
-			failed, strerror(-err));
-	else
+	/* A queue's refusal has been reported, with what became of the rest. */
+	if (failed < 0)
 		err_msg("%s: map write rejected (%s)%s", dev->ifname,
 			strerror(-err), err == -ENXIO ?
 			": a queue not in use (ethtool -L)" : err == -EINVAL ||
@@ -375,9 +349,48 @@ static int write_or_show(struct applier *ap, struct device *dev,
 	return ret;
 }
 
+/*
+ * The kernel drops offline CPUs from xps_cpus when it is written (the
+ * module keeps them): compared with the wanted masks, its files would
+ * differ for as long as a CPU is offline, and every apply would write
+ * them again. So the masks become what the kernel can hold, with a note.
+ */
+static void kernel_can_hold(const struct device *dev, hwloc_bitmap_t *masks,
+			    char **notes)
+{
+	hwloc_bitmap_t online = hwloc_bitmap_alloc();
+	hwloc_bitmap_t dropped = hwloc_bitmap_alloc();
+	char *list, *next;
+	bool many;
+
+	if (read_cpulist_file("/sys/devices/system/cpu/online", online) ||
+	    hwloc_bitmap_iszero(online))
+		goto out;	/* unknown: write the masks as they are */
+	for (unsigned int q = 0; q < dev->active_queues; q++) {
+		hwloc_bitmap_or(dropped, dropped, masks[q]);
+		hwloc_bitmap_and(masks[q], masks[q], online);
+	}
+	hwloc_bitmap_andnot(dropped, dropped, online);
+	if (hwloc_bitmap_iszero(dropped))
+		goto out;
+	list = cpulist_format(dropped);
+	many = hwloc_bitmap_weight(dropped) > 1;
+	next = xasprintf("%s%sCPU%s %s offline: the kernel's xps_cpus cannot hold %s, so %s left out of the map written and compared (apply again once %s online)",
+			 *notes ? *notes : "", *notes && **notes &&
+			 (*notes)[strlen(*notes) - 1] != '\n' ? "\n" : "",
+			 many ? "s" : "", list, many ? "them" : "it",
+			 many ? "they are" : "it is", many ? "they are" : "it is");
+	free(list);
+	free(*notes);
+	*notes = next;
+out:
+	hwloc_bitmap_free(online);
+	hwloc_bitmap_free(dropped);
+}
+
 /* Compute the rule's masks for dev and write them where they differ. */
-static int apply_to(struct applier *ap, struct device *dev,
-		    const struct conf_device *rule)
+int apply_to(struct applier *ap, struct device *dev,
+	     const struct conf_device *rule)
 {
 	hwloc_bitmap_t *masks;
 	char *notes = NULL, *what;
@@ -399,6 +412,8 @@ static int apply_to(struct applier *ap, struct device *dev,
 	}
 	if (!ret)
 		ret = device_check_possible(dev, masks) ? EXIT_FAIL : EXIT_OK;
+	if (!ret && dev->backend == BACKEND_KERNEL)
+		kernel_can_hold(dev, masks, &notes);
 	if (!ret)
 		ret = write_or_show(ap, dev, masks, what);
 	if (!ret)
@@ -439,7 +454,7 @@ static int apply_name(struct applier *ap, const char *name, bool named,
 }
 
 /* Every present device a section matches. */
-static int apply_present(struct applier *ap)
+int apply_present(struct applier *ap)
 {
 	char **names;
 	size_t n;
@@ -466,6 +481,8 @@ int cmd_apply(int argc, char **argv)
 		err_msg("usage: xps-steer apply [DEV...] [--dry-run] [--if-configured] [--config FILE] [--topology FILE]");
 		return EXIT_USAGE;
 	}
+	if (check_ifnames(argc - first, argv + first))
+		return EXIT_USAGE;
 	ret = applier_init(&ap, &o);
 	if (ret)
 		return ret;
@@ -474,441 +491,6 @@ int cmd_apply(int argc, char **argv)
 	for (int i = first; i < argc; i++)
 		ret = worse(ret, apply_name(&ap, argv[i], !o.if_configured,
 					    &matched));
-	applier_free(&ap);
-	return ret;
-}
-
-/* ---- save ---- */
-
-/* A section name that reads back as this interface, literally. */
-static bool plain_name(const char *name)
-{
-	return !strpbrk(name, "[]*?\\;#=") && *name;
-}
-
-/* One device's live masks as an explicit-map section. */
-static int save_section(FILE *out, const char *name)
-{
-	struct device dev;
-	int err = device_load(name, &dev), ret = EXIT_OK;
-
-	if (err == -ENODEV || (!err && dev.backend == BACKEND_NONE)) {
-		err_msg("%s: %s", name, err ? "no such device" :
-			"absent: listed, no such device yet");
-		ret = EXIT_NODEV;
-	} else if (err) {
-		ret = EXIT_FAIL;
-	} else if (!plain_name(dev.ifname)) {
-		err_msg("%s: its name cannot be a section name ([]*?\\;#= in it): not saved",
-			dev.ifname);
-		ret = EXIT_FAIL;
-	} else {
-		fprintf(out, "\n[%s]\n", dev.ifname);
-		/* Where the masks came from is where they go back. */
-		if (dev.backend == BACKEND_KERNEL)
-			fprintf(out, "backend = kernel\n");
-		for (unsigned int q = 0; q < dev.active_queues; q++) {
-			char *list = cpulist_format(dev.queues[q].cpus);
-
-			fprintf(out, "tx-%u = %s\n", q, *list ? list : "none");
-			free(list);
-		}
-		if (dev.num_queues > dev.active_queues)
-			fprintf(out, "# tx-%u..tx-%u: not in use now (ethtool -L), not saved\n",
-				dev.active_queues, dev.num_queues - 1);
-		printf("%s: saved (%u queues%s)\n", dev.ifname,
-		       dev.active_queues, dev.backend == BACKEND_KERNEL ?
-		       ", the kernel's xps_cpus" : "");
-	}
-	device_free(&dev);
-	return ret;
-}
-
-static int mkdir_parents(char *path)
-{
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST) {
-			*p = '/';
-			return -errno;
-		}
-		*p = '/';
-	}
-	return mkdir(path, 0755) && errno != EEXIST ? -errno : 0;
-}
-
-/*
- * Replace path with text: a temporary file in the same directory, synced,
- * then renamed over it, so that a crash leaves the old file or the new
- * one, never part of one. The name "<file>.XXXXXX" does not end in .conf:
- * a leftover is never read as configuration.
- */
-static int write_atomic(const char *path, const char *text)
-{
-	char *tmp = xasprintf("%s.XXXXXX", path), *dir = xstrdup(path);
-	size_t len = strlen(text), done = 0;
-	int fd = mkstemp(tmp), dfd, ret = 0;
-
-	if (fd < 0) {
-		ret = -errno;
-		goto out;
-	}
-	while (done < len && !ret) {
-		ssize_t n = write(fd, text + done, len - done);
-
-		if (n > 0)
-			done += n;
-		else if (!n || errno != EINTR)
-			ret = n ? -errno : -EIO;
-	}
-	if (!ret && (fchmod(fd, 0644) || fsync(fd)))
-		ret = -errno;
-	if (close(fd) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret) {
-		unlink(tmp);
-		goto out;
-	}
-	/* The rename itself is durable once the directory is synced. */
-	dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-out:
-	free(dir);
-	free(tmp);
-	return ret;
-}
-
-static void save_header(FILE *out, int argc, char **argv)
-{
-	char when[64];
-	time_t now = time(NULL);
-	struct tm tm;
-
-	localtime_r(&now, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %z", &tm);
-	fprintf(out, "# The live transmit queue maps, saved on %s by\n#   %s",
-		when, prog_name);
-	for (int i = 0; i < argc; i++)
-		fprintf(out, " %s", argv[i]);
-	fprintf(out, "\n# `xps-steer apply` (and `load`, at boot) writes them back. A later\n"
-		"# section, or a file after this one in " XS_CONF_DIR ", overrides them.\n");
-}
-
-/* No DEV: the attached devices, and the refused ones (kernel backend). */
-static int devices_to_save(char ***names, size_t *n)
-{
-	struct device *st;
-	size_t nst;
-
-	*names = NULL;
-	*n = 0;
-	if (module_status(&st, &nst)) {
-		err_msg("xps_steer is not loaded: nothing to save (name devices to save their kernel xps_cpus)");
-		return EXIT_NODEV;
-	}
-	for (size_t i = 0; i < nst; i++)
-		if (st[i].state == DEV_ATTACHED || st[i].state == DEV_REFUSED)
-			list_add(names, n, st[i].ifname ? st[i].ifname :
-				 st[i].name);
-	devices_free(st, nst);
-	if (!*n) {
-		err_msg("no device is attached to xps_steer or refused by it: nothing to save");
-		return EXIT_NODEV;
-	}
-	return EXIT_OK;
-}
-
-int cmd_save(int argc, char **argv)
-{
-	struct apply_opts o;
-	char **names = NULL, *text = NULL, *path;
-	const char *shown;
-	size_t n = 0, len;
-	FILE *out;
-	int first = parse_opts(argc, argv, "o", &o), ret = EXIT_OK, err;
-
-	if (first < 0) {
-		err_msg("usage: xps-steer save [DEV...] [--output FILE]");
-		return EXIT_USAGE;
-	}
-	line_buffered();
-	if (first == argc)
-		ret = devices_to_save(&names, &n);
-	for (int i = first; i < argc; i++)
-		list_add(&names, &n, argv[i]);
-	if (ret)
-		return ret;
-	out = open_memstream(&text, &len);
-	if (!out) {
-		err_msg("out of memory");
-		list_free(names, n);
-		return EXIT_FAIL;
-	}
-	save_header(out, argc, argv);
-	for (size_t i = 0; i < n; i++)
-		ret = worse(ret, save_section(out, names[i]));
-	fclose(out);
-	list_free(names, n);
-	/* All or nothing: the file replaces the last save whole. */
-	if (ret) {
-		err_msg("nothing saved");
-		free(text);
-		return ret;
-	}
-	if (o.output) {
-		path = xstrdup(o.output);
-		shown = o.output;
-	} else {
-		char *dir = root_path(XS_CONF_DIR);
-
-		err = mkdir_parents(dir);
-		free(dir);
-		if (err) {
-			err_msg("%s: cannot create it (%s)", XS_CONF_DIR,
-				strerror(-err));
-			free(text);
-			return EXIT_FAIL;
-		}
-		path = root_path(SAVE_FILE);
-		shown = SAVE_FILE;
-	}
-	err = write_atomic(path, text);
-	if (err) {
-		err_msg("%s: cannot write it (%s)", shown, strerror(-err));
-		ret = EXIT_FAIL;
-	} else {
-		printf("saved to %s\n", shown);
-	}
-	free(path);
-	free(text);
-	return ret;
-}
-
-/* ---- load ---- */
-
-/*
- * The names the configuration wants in dev=: present devices a section
- * matches that are not listed yet, and the fixed names of sections for
- * devices not there yet (the module attaches them when they register).
- * Sections with backend = kernel stay out.
- */
-static void wanted_names(struct applier *ap, char ***names, size_t *n)
-{
-	const struct conf_device *rule;
-	char **present;
-	size_t np;
-
-	*names = NULL;
-	*n = 0;
-	present_devices(&present, &np);
-	for (size_t i = 0; i < np; i++) {
-		struct device dev;
-
-		/* Listed ones (attached, refused) are the module's already. */
-		if (!device_load(present[i], &dev) &&
-		    dev.state == DEV_NOT_LISTED) {
-			rule = config_match(&ap->conf, &dev);
-			if (rule && rule->backend != PREF_KERNEL)
-				list_add(names, n, dev.ifname);
-		}
-		device_free(&dev);
-	}
-	for (size_t i = 0; i < ap->conf.n; i++) {
-		const char *fixed = conf_fixed_name(&ap->conf.devs[i]);
-		/* Only the name is known: rules that need more do not match. */
-		struct device pseudo = { .name = (char *)fixed };
-
-		if (!fixed || list_has(present, np, fixed))
-			continue;
-		rule = config_match(&ap->conf, &pseudo);
-		if (rule && rule->backend != PREF_KERNEL)
-			list_add(names, n, fixed);
-	}
-	list_free(present, np);
-}
-
-/* Add names to dev= (the union with what is there), loading the module. */
-static int attach_names_locked(char *const *names, size_t n)
-{
-	char **cur = NULL, *list;
-	size_t ncur = 0, before;
-	int err;
-
-	if (!n)
-		return EXIT_OK;
-	if (!module_loaded()) {
-		list = list_join(names, n, ",");
-		err = module_load(names, n);
-		if (err)
-			err_msg("modprobe xps_steer dev=%s failed (%s)", list,
-				strerror(-err));
-		else
-			printf("xps_steer: loaded with dev=%s\n", list);
-		free(list);
-		return err ? EXIT_FAIL : EXIT_OK;
-	}
-	err = dev_list_read(&cur, &ncur);
-	if (err) {
-		err_msg("cannot read xps_steer's device list (%s)", strerror(-err));
-		return EXIT_FAIL;
-	}
-	before = ncur;
-	for (size_t i = 0; i < n; i++)
-		list_add(&cur, &ncur, names[i]);
-	if (ncur == before) {
-		list_free(cur, ncur);
-		return EXIT_OK;
-	}
-	err = dev_list_write(cur, ncur);
-	list = list_join(cur, ncur, ",");
-	if (err)
-		err_msg("cannot write xps_steer's device list %s (%s)%s", list,
-			strerror(-err), err == -EINVAL ?
-			": the kernel log (dmesg) says which entry" : "");
-	else
-		printf("xps_steer: dev=%s\n", list);
-	free(list);
-	list_free(cur, ncur);
-	return err ? EXIT_FAIL : EXIT_OK;
-}
-
-/* attach_names_locked with the dev= list locked against other instances. */
-static int attach_names(char *const *names, size_t n)
-{
-	int lock = dev_list_lock(), ret = attach_names_locked(names, n);
-
-	dev_list_unlock(lock);
-	return ret;
-}
-
-int cmd_load(int argc, char **argv)
-{
-	struct apply_opts o;
-	struct applier ap;
-	char **names;
-	size_t n;
-	int first = parse_opts(argc, argv, "ct", &o), ret;
-
-	if (first != argc) {
-		err_msg("usage: xps-steer load [--config FILE]");
-		return EXIT_USAGE;
-	}
-	ret = applier_init(&ap, &o);
-	if (ret)
-		return ret;
-	if (!ap.conf.n) {
-		printf("no configuration (%s, %s/*.conf): nothing to do\n",
-		       XS_CONF_FILE, XS_CONF_DIR);
-		applier_free(&ap);
-		return EXIT_OK;
-	}
-	wanted_names(&ap, &names, &n);
-	/* A failed attach still leaves kernel-backend devices to apply. */
-	ret = attach_names(names, n);
-	list_free(names, n);
-	ret = worse(ret, apply_present(&ap));
-	applier_free(&ap);
-	return ret;
-}
-
-/* ---- hotplug ---- */
-
-/*
- * udev expands %k when it reads the rule, before 80-net-setup-link.rules
- * renames the device (eth0 -> ens3); the program gets the event's
- * properties when it starts, after the rename. IFINDEX names the device
- * whatever it is called now.
- */
-static char *resolve_ifname(const char *arg)
-{
-	const char *subsys = getenv("SUBSYSTEM"), *index = getenv("IFINDEX");
-	char **names, *found = NULL;
-	size_t n;
-
-	if (!subsys || strcmp(subsys, "net") || !index || !*index)
-		return xstrdup(arg);
-	present_devices(&names, &n);
-	for (size_t i = 0; i < n && !found; i++) {
-		char *path = xasprintf(XS_SYSFS_NET "/%s/ifindex", names[i]);
-		char *text;
-
-		if (!read_line(path, &text)) {
-			if (!strcmp(text, index))
-				found = xstrdup(names[i]);
-			free(text);
-		}
-		free(path);
-	}
-	list_free(names, n);
-	return found ? found : xstrdup(arg);
-}
-
-static int hotplug_device(struct applier *ap, char *ifname)
-{
-	const struct conf_device *rule;
-	struct device dev;
-	int ret = EXIT_OK, err = device_load(ifname, &dev);
-
-	if (err) {
-		if (err == -ENODEV)
-			err_msg("%s: no such device", ifname);
-		device_free(&dev);
-		return err == -ENODEV ? EXIT_NODEV : EXIT_FAIL;
-	}
-	rule = config_match(&ap->conf, &dev);
-	if (!rule)
-		goto out;	/* not ours: quiet, udev runs this for every device */
-	if (dev.state == DEV_NOT_LISTED && rule->backend != PREF_KERNEL) {
-		if (!module_loaded()) {
-			printf("%s: xps_steer is not loaded; `xps-steer load` (xps-steer.service) attaches it\n",
-			       ifname);
-			goto out;
-		}
-		ret = attach_names(&ifname, 1);
-		if (ret)
-			goto out;
-		device_free(&dev);
-		if (device_load(ifname, &dev)) {
-			ret = EXIT_FAIL;
-			goto out;
-		}
-	}
-	if (dev.state == DEV_ATTACHED && rule->backend != PREF_KERNEL) {
-		/* Its attach uevent runs `xps-steer apply` (70-xps-steer.rules). */
-		printf("%s: attached to xps_steer; its attach event applies [%s]\n",
-		       ifname, rule->section);
-	} else {
-		ret = apply_to(ap, &dev, rule);
-	}
-out:
-	device_free(&dev);
-	return ret;
-}
-
-int cmd_hotplug(int argc, char **argv)
-{
-	struct apply_opts o;
-	struct applier ap;
-	char *ifname;
-	int first = parse_opts(argc, argv, "ct", &o), ret;
-
-	if (first < 0 || argc - first != 1) {
-		err_msg("usage: xps-steer hotplug IFNAME [--config FILE]");
-		return EXIT_USAGE;
-	}
-	ret = applier_init(&ap, &o);
-	if (ret)
-		return ret;
-	ifname = resolve_ifname(argv[first]);
-	ret = hotplug_device(&ap, ifname);
-	free(ifname);
 	applier_free(&ap);
 	return ret;
 }

@@ -64,6 +64,8 @@ static int parse_args(int argc, char **argv, struct auto_opts *o)
 		return EXIT_USAGE;
 	}
 	o->dev = argv[optind];
+	if (check_ifname(o->dev))
+		return EXIT_USAGE;
 	if (policy_parse(policy, &o->policy)) {
 		err_msg("policy '%s' is not one of one-to-one, cache, numa, irq",
 			policy);
@@ -207,10 +209,8 @@ static int write_map(struct device *dev, hwloc_bitmap_t *masks)
 	err = device_write_map(dev, masks, &failed);
 	if (!err)
 		return EXIT_OK;
-	if (failed >= 0)
-		err_msg("%s: tx-%d: xps_cpus write rejected (%s)", dev->ifname,
-			failed, strerror(-err));
-	else
+	/* A queue's refusal has been reported, with what became of the rest. */
+	if (failed < 0)
 		err_msg("%s: map write rejected (%s)", dev->ifname,
 			strerror(-err));
 	return EXIT_FAIL;

@@ -11,9 +11,9 @@ int cmd_attach(int argc, char **argv);	/* control.c */
 int cmd_detach(int argc, char **argv);	/* control.c */
 int cmd_auto(int argc, char **argv);	/* auto.c */
 int cmd_apply(int argc, char **argv);	/* apply.c */
-int cmd_save(int argc, char **argv);	/* apply.c */
-int cmd_load(int argc, char **argv);	/* apply.c: the systemd unit */
-int cmd_hotplug(int argc, char **argv);	/* apply.c: the udev rule */
+int cmd_save(int argc, char **argv);	/* save.c */
+int cmd_load(int argc, char **argv);	/* load.c: the systemd unit */
+int cmd_hotplug(int argc, char **argv);	/* hotplug.c: the udev rule */
 int cmd_verify(int argc, char **argv);	/* verify.c */
 
 #endif

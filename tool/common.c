@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Messages, allocation and rooted file access for xps-steer. */
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -89,13 +90,18 @@ char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
-char *root_path(const char *path)
+bool fake_root(void)
 {
 	const char *root = getenv("XPS_STEER_ROOT");
 
-	if (!root || !*root || !strcmp(root, "/"))
+	return root && *root && strcmp(root, "/");
+}
+
+char *root_path(const char *path)
+{
+	if (!fake_root())
 		return xstrdup(path);
-	return xasprintf("%s%s", root, path);
+	return xasprintf("%s%s", getenv("XPS_STEER_ROOT"), path);
 }
 
 char *root_pathf(const char *fmt, ...)
@@ -111,14 +117,42 @@ char *root_pathf(const char *fmt, ...)
 	return full;
 }
 
+/*
+ * Below a fake root (the tests), a file PATH.read-errno or
+ * PATH.write-errno holding an errno number makes reads or writes of PATH
+ * fail with it: the kernel's refusals that a plain file cannot give
+ * (EFBIG from a map that does not fit in a page). 0: none.
+ */
+static int injected_errno(const char *path, const char *op)
+{
+	char *file;
+	FILE *f;
+	int err = 0;
+
+	if (!fake_root())
+		return 0;
+	file = xasprintf("%s%s.%s-errno", getenv("XPS_STEER_ROOT"), path, op);
+	f = fopen(file, "re");
+	free(file);
+	if (!f)
+		return 0;
+	if (fscanf(f, "%d", &err) != 1 || err <= 0)
+		err = 0;
+	fclose(f);
+	return -err;
+}
+
 int read_text(const char *path, char **text)
 {
-	char *full = root_path(path), *buf = NULL;
+	char *full, *buf = NULL;
 	size_t len = 0, cap = 0;
-	int fd, ret = 0;
+	int fd, ret = injected_errno(path, "read");
 	ssize_t n;
 
 	*text = NULL;
+	if (ret)
+		return ret;
+	full = root_path(path);
 	fd = open(full, O_RDONLY | O_CLOEXEC);
 	free(full);
 	if (fd < 0)
@@ -162,11 +196,14 @@ int read_line(const char *path, char **line)
 
 int write_text(const char *path, const char *text)
 {
-	char *full = root_path(path);
+	char *full;
 	size_t len = strlen(text);
 	ssize_t n;
-	int fd, ret = 0;
+	int fd, ret = injected_errno(path, "write");
 
+	if (ret)
+		return ret;
+	full = root_path(path);
 	fd = open(full, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	free(full);
 	if (fd < 0)
@@ -204,4 +241,34 @@ char *link_basename(const char *path)
 	target[n] = '\0';
 	base = strrchr(target, '/');
 	return xstrdup(base ? base + 1 : target);
+}
+
+bool valid_ifname(const char *name)
+{
+	if (!*name || strlen(name) > 15 || !strcmp(name, ".") ||
+	    !strcmp(name, ".."))
+		return false;
+	for (const char *c = name; *c; c++)
+		if (*c == '/' || *c == ':' || *c == ',' ||
+		    isspace((unsigned char)*c))
+			return false;
+	return true;
+}
+
+int check_ifname(const char *name)
+{
+	if (valid_ifname(name))
+		return EXIT_OK;
+	err_msg("'%s' is not an interface name (" IFNAME_RULE ")", name);
+	return EXIT_USAGE;
+}
+
+int check_ifnames(int n, char *const *names)
+{
+	int ret = EXIT_OK;
+
+	for (int i = 0; i < n; i++)
+		if (check_ifname(names[i]))
+			ret = EXIT_USAGE;
+	return ret;
 }

@@ -41,6 +41,8 @@ void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Is $XPS_STEER_ROOT a fake tree (set, and not "/")? */
+bool fake_root(void);
 /* root_path("/sys/...") - the path below $XPS_STEER_ROOT; free() it. */
 char *root_path(const char *path);
 char *root_pathf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -55,6 +57,21 @@ int read_line(const char *path, char **line);
 /* write_text: one write(2) of text; 0 or -errno (the kernel's answer). */
 int write_text(const char *path, const char *text);
 bool path_exists(const char *path);
+
+/* The rule valid_ifname() checks, for messages. */
+#define IFNAME_RULE "1 to 15 characters, not . or .., no '/', ':', ',' or blanks"
+/*
+ * A name the kernel takes for an interface (its dev_valid_name()), and
+ * no ',', which separates the names of the module's dev= list.
+ */
+bool valid_ifname(const char *name);
+/*
+ * A command's interface name operand: EXIT_OK, or EXIT_USAGE after
+ * saying why not (before anything is read or written for it).
+ */
+int check_ifname(const char *name);
+/* check_ifname() for each of n names; every bad one is reported. */
+int check_ifnames(int n, char *const *names);
 /* The target of a symlink's last component ("virtio_net"), or NULL. */
 char *link_basename(const char *path);
 

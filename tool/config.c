@@ -112,18 +112,6 @@ static void report_errors(struct parse_ctx *ctx)
 	ctx->nerrs = 0;
 }
 
-/* What the kernel's dev_valid_name() takes: the section name is used so. */
-static bool valid_ifname(const char *name)
-{
-	if (!*name || strlen(name) > 15 || !strcmp(name, ".") ||
-	    !strcmp(name, ".."))
-		return false;
-	for (const char *c = name; *c; c++)
-		if (*c == '/' || *c == ':' || isspace((unsigned char)*c))
-			return false;
-	return true;
-}
-
 static bool has_glob(const char *s)
 {
 	return strpbrk(s, "*?[\\");
@@ -146,7 +134,7 @@ static void finish_section(struct parse_ctx *ctx)
 	if (d->match_name && !has_glob(d->match_name) &&
 	    !valid_ifname(d->match_name))
 		add_error(ctx, d->line,
-			  "[%s]: name = %s is not an interface name (at most 15 characters, no '/', ':' or blanks)",
+			  "[%s]: name = %s is not an interface name (" IFNAME_RULE ")",
 			  d->section, d->match_name);
 	if (!d->match_name && !d->match_mac && !d->match_driver &&
 	    !d->match_bus_id) {
@@ -157,8 +145,8 @@ static void finish_section(struct parse_ctx *ctx)
 				  d->section, d->section);
 		else if (!valid_ifname(d->section))
 			add_error(ctx, d->line,
-				  "[%s]: without name, mac, driver or path the section name is the interface name, and this is not one (at most 15 characters, no '/', ':' or blanks)",
-				  d->section);
+				  "[%s]: without name, mac, driver or path the section name is the interface name, and this is not one ("
+				  IFNAME_RULE ")", d->section);
 	}
 	ctx->cur = -1;
 }
@@ -228,7 +216,7 @@ static char *read_config_line(char *str, int num, void *stream)
 	/* inih's buffer has a fixed size; a longer line would be split. */
 	if (strlen(line) >= (size_t)num) {
 		add_error(ctx, ctx->line, "line longer than %d characters",
-			  num - 3);
+			  num - 2);
 		str[0] = '\0';
 		return str;
 	}
@@ -606,4 +594,28 @@ const char *conf_fixed_name(const struct conf_device *rule)
 	if (!rule->match_name)
 		return rule->section;
 	return has_glob(rule->match_name) ? NULL : rule->match_name;
+}
+
+bool config_pattern_only(const struct config *conf, const char *name)
+{
+	bool matched = false;
+
+	for (size_t i = 0; i < conf->n; i++) {
+		const struct conf_device *rule = &conf->devs[i];
+		const char *fixed = conf_fixed_name(rule);
+
+		if (fixed && !strcmp(fixed, name))
+			return false;
+		if (rule->match_name && has_glob(rule->match_name) &&
+		    rule->backend != PREF_KERNEL &&
+		    !fnmatch(rule->match_name, name, 0))
+			matched = true;
+	}
+	return matched;
+}
+
+size_t config_max_line(void)
+{
+	/* read_config_line takes strlen(line) < num, newline included. */
+	return (&ini_max_line ? (size_t)ini_max_line : INI_MAX_LINE) - 2;
 }

@@ -49,10 +49,22 @@ struct config {
  */
 int config_load(struct config *conf, const char *path);
 void config_free(struct config *conf);
+/*
+ * The longest line (without its newline) a configuration file may have
+ * once config_load has run: inih's line buffer, which config_load widens
+ * where the library lets it.
+ */
+size_t config_max_line(void);
 /* The rule for this device: the last section that matches it, or NULL. */
 const struct conf_device *config_match(const struct config *conf,
 				       const struct device *dev);
 /* Does the rule name one fixed interface (only a name, no pattern)? */
 const char *conf_fixed_name(const struct conf_device *rule);
+/*
+ * Would only a name pattern put this name in dev=: a section's name =
+ * pattern (backend not kernel) matches it, and no section has it as its
+ * fixed name?
+ */
+bool config_pattern_only(const struct config *conf, const char *name);
 
 #endif

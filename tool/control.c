@@ -74,6 +74,8 @@ int cmd_set(int argc, char **argv)
 		err_msg("usage: xps-steer set [--kernel] DEV QUEUE CPULIST");
 		return EXIT_USAGE;
 	}
+	if (check_ifname(argv[1]))
+		return EXIT_USAGE;
 	q = parse_queue(argv[2]);
 	if (q < 0) {
 		err_msg("%s: '%s' is not a queue (N or tx-N)", argv[1], argv[2]);
@@ -126,15 +128,35 @@ static ssize_t find_name(char **names, size_t n, const char *name)
 	return -1;
 }
 
+static void add_name(char ***names, size_t *n, const char *name)
+{
+	if (find_name(*names, *n, name) >= 0)
+		return;
+	*names = xrealloc(*names, (*n + 1) * sizeof(**names));
+	(*names)[(*n)++] = xstrdup(name);
+}
+
+/*
+ * The operands, each once: the module refuses a list that names one
+ * twice, and a second detach of a name would find it gone.
+ */
+static void operands(int argc, char **argv, char ***names, size_t *n)
+{
+	*names = NULL;
+	*n = 0;
+	for (int i = 1; i < argc; i++)
+		add_name(names, n, argv[i]);
+}
+
 /* After a list change: say what became of each name. */
-static int report(int argc, char **argv)
+static int report(char **names, size_t n)
 {
 	int ret = EXIT_OK;
 
-	for (int i = 1; i < argc; i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct device dev;
 
-		device_load(argv[i], &dev);
+		device_load(names[i], &dev);
 		switch (dev.state) {
 		case DEV_ATTACHED:
 			printf("%s: attached (%u tx queues)\n", dev.name,
@@ -174,73 +196,81 @@ static int write_list(char **names, size_t n)
 
 int cmd_attach(int argc, char **argv)
 {
-	char **names = NULL;
-	size_t n = 0;
+	char **names = NULL, **wanted;
+	size_t n = 0, nw;
 	int ret, err, lock;
 
 	if (argc < 2) {
 		err_msg("usage: xps-steer attach DEV...");
 		return EXIT_USAGE;
 	}
+	/* All of them before dev= changes: a bad name fails the whole list. */
+	if (check_ifnames(argc - 1, argv + 1))
+		return EXIT_USAGE;
+	operands(argc, argv, &wanted, &nw);
 	lock = dev_list_lock();
 	if (!module_loaded()) {
-		err = module_load(argv + 1, argc - 1);
+		err = module_load(wanted, nw);
 		dev_list_unlock(lock);
-		if (err) {
+		if (err)
 			err_msg("modprobe xps_steer failed (%s)", strerror(-err));
-			return EXIT_FAIL;
-		}
-		return report(argc, argv);
+		ret = err ? EXIT_FAIL : report(wanted, nw);
+		free_names(wanted, nw);
+		return ret;
 	}
 	err = dev_list_read(&names, &n);
 	if (err) {
 		dev_list_unlock(lock);
 		err_msg("cannot read the device list (%s)", strerror(-err));
+		free_names(wanted, nw);
 		return EXIT_FAIL;
 	}
-	for (int i = 1; i < argc; i++) {
-		if (find_name(names, n, argv[i]) >= 0)
-			continue;
-		names = xrealloc(names, (n + 1) * sizeof(*names));
-		names[n++] = xstrdup(argv[i]);
-	}
+	for (size_t i = 0; i < nw; i++)
+		add_name(&names, &n, wanted[i]);
 	ret = write_list(names, n);
 	dev_list_unlock(lock);
 	free_names(names, n);
-	return ret ? ret : report(argc, argv);
+	if (!ret)
+		ret = report(wanted, nw);
+	free_names(wanted, nw);
+	return ret;
 }
 
 int cmd_detach(int argc, char **argv)
 {
-	char **names = NULL;
-	size_t n = 0;
+	char **names = NULL, **gone;
+	size_t n = 0, ngone;
 	int ret = EXIT_OK, err, lock;
 
 	if (argc < 2) {
 		err_msg("usage: xps-steer detach DEV...");
 		return EXIT_USAGE;
 	}
+	if (check_ifnames(argc - 1, argv + 1))
+		return EXIT_USAGE;
+	operands(argc, argv, &gone, &ngone);
 	lock = dev_list_lock();
 	err = dev_list_read(&names, &n);
 	if (err) {
 		dev_list_unlock(lock);
 		err_msg("xps_steer is not loaded: nothing to detach");
+		free_names(gone, ngone);
 		return EXIT_NODEV;
 	}
-	for (int i = 1; i < argc; i++) {
-		ssize_t at = find_name(names, n, argv[i]);
+	for (size_t i = 0; i < ngone; i++) {
+		ssize_t at = find_name(names, n, gone[i]);
 
 		/* A renamed device is listed under the name it attached as. */
 		if (at < 0) {
 			struct device dev;
 
-			if (!device_load(argv[i], &dev) &&
+			if (!device_load(gone[i], &dev) &&
 			    dev.state != DEV_NOT_LISTED)
 				at = find_name(names, n, dev.name);
 			device_free(&dev);
 		}
 		if (at < 0) {
-			err_msg("%s: not in xps_steer's device list", argv[i]);
+			err_msg("%s: not in xps_steer's device list", gone[i]);
 			ret = EXIT_NODEV;
 			continue;
 		}
@@ -253,7 +283,8 @@ int cmd_detach(int argc, char **argv)
 	dev_list_unlock(lock);
 	free_names(names, n);
 	if (ret == EXIT_OK)
-		for (int i = 1; i < argc; i++)
-			printf("%s: detached\n", argv[i]);
+		for (size_t i = 0; i < ngone; i++)
+			printf("%s: detached\n", gone[i]);
+	free_names(gone, ngone);
 	return ret;
 }

@@ -315,6 +315,50 @@ static void alloc_queues(struct device *dev)
 	}
 }
 
+static hwloc_bitmap_t read_hex_file(const char *path)
+{
+	hwloc_bitmap_t set;
+	char *text;
+
+	if (read_text(path, &text))
+		return NULL;
+	set = hwloc_bitmap_alloc();
+	if (mask_parse_hex(text, set)) {
+		hwloc_bitmap_free(set);
+		set = NULL;
+	}
+	free(text);
+	return set;
+}
+
+/*
+ * A map the module cannot show in a page (EFBIG): each queue's
+ * xps_cpus_list, or its xps_cpus when the list does not fit either. Not
+ * one snapshot, as the map file is: a write meanwhile may show half.
+ */
+static int load_module_queues(struct device *dev)
+{
+	for (unsigned int q = 0; q < dev->num_queues; q++) {
+		char *path = xasprintf(XS_SYSFS_DEVS "/%s/tx-%u/xps_cpus_list",
+				       dev->ifname, q);
+		int ret = read_cpulist_file(path, dev->queues[q].cpus);
+		hwloc_bitmap_t set;
+
+		free(path);
+		if (!ret)
+			continue;
+		path = xasprintf(XS_SYSFS_DEVS "/%s/tx-%u/xps_cpus",
+				 dev->ifname, q);
+		set = read_hex_file(path);
+		free(path);
+		if (!set)
+			return ret;
+		hwloc_bitmap_copy(dev->queues[q].cpus, set);
+		hwloc_bitmap_free(set);
+	}
+	return 0;
+}
+
 /* "tx-<n> <cpulist>" lines of the module's map file. */
 static int load_module_map(struct device *dev)
 {
@@ -323,6 +367,8 @@ static int load_module_map(struct device *dev)
 	int ret = read_text(path, &text);
 
 	free(path);
+	if (ret == -EFBIG)
+		return load_module_queues(dev);
 	if (ret)
 		return ret;
 	for (line = strtok_r(text, "\n", &save); line;
@@ -341,22 +387,6 @@ static int load_module_map(struct device *dev)
 	}
 	free(text);
 	return ret;
-}
-
-static hwloc_bitmap_t read_hex_file(const char *path)
-{
-	hwloc_bitmap_t set;
-	char *text;
-
-	if (read_text(path, &text))
-		return NULL;
-	set = hwloc_bitmap_alloc();
-	if (mask_parse_hex(text, set)) {
-		hwloc_bitmap_free(set);
-		set = NULL;
-	}
-	free(text);
-	return set;
 }
 
 static void load_queue_files(struct device *dev)
@@ -551,6 +581,60 @@ char *map_text(const struct device *dev, hwloc_bitmap_t *masks)
 	return text;
 }
 
+/* "tx-0,tx-2,tx-3" for a set of queue numbers. */
+static char *queue_list(hwloc_const_bitmap_t queues)
+{
+	char *text = xstrdup(""), *next;
+	int q;
+
+	hwloc_bitmap_foreach_begin(q, queues) {
+		next = xasprintf("%s%stx-%d", text, *text ? "," : "", q);
+		free(text);
+		text = next;
+	} hwloc_bitmap_foreach_end();
+	return text;
+}
+
+/*
+ * The longest text the module's files take: sysfs hands a write at most
+ * a page, and the module refuses one that may have been cut (E2BIG).
+ */
+static size_t max_write(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	return (page > 4096 ? (size_t)page : 4096) - 2;
+}
+
+/*
+ * One queue of an attached device: its xps_cpus_list, or, for a list
+ * longer than a write may be, its xps_cpus (hex, at most 9 bytes per 32
+ * possible CPUs). *file: which one.
+ */
+static int write_module_queue(const struct device *dev, unsigned int q,
+			      hwloc_const_bitmap_t mask, const char **file)
+{
+	char *list = cpulist_format(mask), *text, *path;
+	int ret;
+
+	if (strlen(list) + 1 <= max_write()) {
+		*file = "xps_cpus_list";
+		text = xasprintf("%s\n", list);
+	} else {
+		char *hex = mask_format_hex(mask, possible_cpus());
+
+		*file = "xps_cpus";
+		text = xasprintf("%s\n", hex);
+		free(hex);
+	}
+	path = xasprintf(XS_SYSFS_DEVS "/%s/tx-%u/%s", dev->ifname, q, *file);
+	ret = write_text(path, text);
+	free(path);
+	free(text);
+	free(list);
+	return ret;
+}
+
 static int write_kernel_queue(const struct device *dev, unsigned int q,
 			      hwloc_const_bitmap_t mask)
 {
@@ -573,31 +657,113 @@ static int write_kernel_queue(const struct device *dev, unsigned int q,
 	return ret;
 }
 
+static const char *queue_hint(int err)
+{
+	return err == -ENXIO ? ": queue not in use (ethtool -L)" :
+	       err == -ERANGE ? ": a CPU beyond the possible CPUs" : "";
+}
+
+/* One queue through the backend's own file for it; *file: which. */
+static int write_one_queue(const struct device *dev, unsigned int q,
+			   hwloc_const_bitmap_t mask, const char **file)
+{
+	if (dev->backend == BACKEND_MODULE)
+		return write_module_queue(dev, q, mask, file);
+	*file = "xps_cpus";
+	return write_kernel_queue(dev, q, mask);
+}
+
+/*
+ * Queue by queue, where the mask changes. When a queue refuses, the
+ * queues written before it get their old masks back, so that a failed
+ * write leaves the device as it was, not half old map, half new; the
+ * messages say which queue refused and whether that worked.
+ */
+static int write_queues(struct device *dev, hwloc_bitmap_t *masks,
+			int *failed_queue)
+{
+	const char *file = "xps_cpus";
+	hwloc_bitmap_t written = hwloc_bitmap_alloc();
+	hwloc_bitmap_t stuck = hwloc_bitmap_alloc();
+	unsigned int q;
+	int ret = 0, k;
+	char *list;
+
+	for (q = 0; q < dev->active_queues; q++) {
+		if (hwloc_bitmap_isequal(dev->queues[q].cpus, masks[q]))
+			continue;
+		ret = write_one_queue(dev, q, masks[q], &file);
+		if (ret)
+			break;
+		hwloc_bitmap_set(written, q);
+	}
+	if (ret) {
+		*failed_queue = q;
+		err_msg("%s: tx-%u: %s write rejected (%s)%s", dev->ifname,
+			q, file, strerror(-ret), queue_hint(ret));
+		hwloc_bitmap_foreach_begin(k, written) {
+			int err = write_one_queue(dev, k, dev->queues[k].cpus,
+						  &file);
+
+			if (err) {
+				err_msg("%s: tx-%d: cannot put its old mask back (%s)",
+					dev->ifname, k, strerror(-err));
+				hwloc_bitmap_set(stuck, k);
+				hwloc_bitmap_clr(written, k);
+			}
+		} hwloc_bitmap_foreach_end();
+		if (!hwloc_bitmap_iszero(written)) {
+			list = queue_list(written);
+			err_msg("%s: %s: written before tx-%u refused, now back as they were%s",
+				dev->ifname, list, q, hwloc_bitmap_iszero(stuck) ?
+				": the device's masks are unchanged" : "");
+			free(list);
+		}
+		if (!hwloc_bitmap_iszero(stuck)) {
+			list = queue_list(stuck);
+			err_msg("%s: %s keep the new map's masks, the other queues the old map's: `xps-steer status %s` shows them",
+				dev->ifname, list, dev->ifname);
+			free(list);
+		}
+	}
+	hwloc_bitmap_free(written);
+	hwloc_bitmap_free(stuck);
+	return ret;
+}
+
 int device_write_map(struct device *dev, hwloc_bitmap_t *masks,
 		     int *failed_queue)
 {
+	static const char not_atomic[] =
+		"not atomically (packets may see part of each map meanwhile)";
 	char *text, *path;
+	size_t len;
 	int ret;
 
 	*failed_queue = -1;
 	switch (dev->backend) {
 	case BACKEND_MODULE:
 		text = map_text(dev, masks);
-		path = xasprintf(XS_SYSFS_DEVS "/%s/map", dev->ifname);
-		ret = write_text(path, text);
-		free(path);
+		len = strlen(text);
+		if (len > max_write()) {
+			warn_msg("%s: the map is %zu bytes, more than the %zu a write of the map file may have: written queue by queue, %s",
+				 dev->ifname, len, max_write(), not_atomic);
+			ret = -E2BIG;
+		} else {
+			path = xasprintf(XS_SYSFS_DEVS "/%s/map", dev->ifname);
+			ret = write_text(path, text);
+			free(path);
+			if (ret == -E2BIG)
+				warn_msg("%s: the map file refused the map (%s): written queue by queue, %s",
+					 dev->ifname, strerror(-ret), not_atomic);
+		}
 		free(text);
+		if (ret == -E2BIG)
+			ret = write_queues(dev, masks, failed_queue);
 		break;
 	case BACKEND_KERNEL:
 		/* One queue at a time: the kernel has no whole-device file. */
-		ret = 0;
-		for (unsigned int q = 0; q < dev->active_queues && !ret; q++) {
-			if (hwloc_bitmap_isequal(dev->queues[q].cpus, masks[q]))
-				continue;
-			ret = write_kernel_queue(dev, q, masks[q]);
-			if (ret)
-				*failed_queue = q;
-		}
+		ret = write_queues(dev, masks, failed_queue);
 		break;
 	default:
 		return -ENODEV;
@@ -627,21 +793,14 @@ int device_check_possible(const struct device *dev, hwloc_bitmap_t *masks)
 int device_write_queue(struct device *dev, unsigned int queue,
 		       hwloc_const_bitmap_t mask)
 {
-	char *list, *path, *text;
+	const char *file;
 	int ret;
 
 	if (queue >= dev->num_queues)
 		return -ENOENT;
 	switch (dev->backend) {
 	case BACKEND_MODULE:
-		list = cpulist_format(mask);
-		text = xasprintf("%s\n", list);
-		path = xasprintf(XS_SYSFS_DEVS "/%s/tx-%u/xps_cpus_list",
-				 dev->ifname, queue);
-		ret = write_text(path, text);
-		free(path);
-		free(text);
-		free(list);
+		ret = write_module_queue(dev, queue, mask, &file);
 		break;
 	case BACKEND_KERNEL:
 		ret = write_kernel_queue(dev, queue, mask);

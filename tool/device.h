@@ -91,7 +91,7 @@ int module_load(char *const *names, size_t n);
  * queues and masks, driver, address, NUMA node, IRQs, counters.
  * Returns 0, -ENODEV when neither the module nor /sys/class/net knows
  * the name, or the errno of an attached device's unreadable map file
- * (reported).
+ * (reported; a map too long to show, EFBIG, is read queue by queue).
  */
 int device_load(const char *name, struct device *dev);
 void device_free(struct device *dev);
@@ -100,9 +100,14 @@ void devices_free(struct device *devs, size_t n);
 /*
  * Replace every active queue's mask. masks[] has dev->num_queues entries;
  * inactive queues' entries are ignored (they keep their masks). Module:
- * one write of the map file (atomic); kernel: one xps_cpus write per
- * queue, skipped where the mask is already equal. 0 or -errno, with
- * *failed_queue set for a kernel-backend queue that refused (-1 else).
+ * one write of the map file (atomic), or, for a map longer than the
+ * module takes in one write, queue by queue with a warning; kernel: one
+ * xps_cpus write per queue. Queue by queue, a write is skipped where the
+ * mask is already equal, and when a queue refuses, the queues written
+ * before it are put back as they were. 0 or -errno. *failed_queue is the
+ * queue that refused, or -1 when the map file did: a refused queue is
+ * reported here (and what became of the others), a refused map file is
+ * the caller's to report.
  */
 int device_write_map(struct device *dev, hwloc_bitmap_t *masks,
 		     int *failed_queue);

@@ -28,7 +28,7 @@ static const struct command {
 	  "auto DEV --policy one-to-one|cache|numa|irq [--dry-run] [--json] [--topology FILE]" },
 	{ "apply", cmd_apply,
 	  "apply [DEV...] [--dry-run] [--if-configured] [--config FILE] [--topology FILE]" },
-	{ "save", cmd_save, "save [DEV...] [--output FILE]" },
+	{ "save", cmd_save, "save [DEV...] [--output FILE] [--config FILE]" },
 	{ "verify", cmd_verify, "verify DEV [SECONDS] [--json] [--trace FILE]" },
 	{ "load", cmd_load, "load [--config FILE]" },
 	{ "hotplug", cmd_hotplug, "hotplug IFNAME [--config FILE]" },

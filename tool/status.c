@@ -214,6 +214,8 @@ int cmd_status(int argc, char **argv)
 		err_msg("usage: xps-steer status [DEV...] [--json]");
 		return EXIT_USAGE;
 	}
+	if (check_ifnames(argc - first, argv + first))
+		return EXIT_USAGE;
 	collect_names(argc - first, argv + first, &names, &n);
 	if (json) {
 		root = json_object_new_object();
@@ -268,6 +270,8 @@ int cmd_map(int argc, char **argv)
 		err_msg("usage: xps-steer map DEV [--json]");
 		return EXIT_USAGE;
 	}
+	if (check_ifname(argv[first]))
+		return EXIT_USAGE;
 	err = device_load(argv[first], &dev);
 	if (err || dev.backend == BACKEND_NONE) {
 		err_msg("%s: %s", argv[first], err && err != -ENODEV ?

@@ -10,12 +10,17 @@
  * device. The module's counters over the same window tell how many packets
  * were left off the map on purpose (a socket keeping its queue, ...).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -96,10 +101,158 @@ static int tr_write(const char *dir, const char *file, const char *text)
 	return ret;
 }
 
-/* Record SECONDS of the device's transmits into a trace instance. */
+/*
+ * The signal that interrupted the capture; 0: none. Set by the handler:
+ * a lock-free atomic, which a handler may store to.
+ */
+static atomic_int caught;
+
+static void on_signal(int sig)
+{
+	caught = sig;
+}
+
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+/* Not sigabbrev_np(): glibc 2.32, and bullseye has 2.31. */
+static const char *stop_signal_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
+}
+
+/*
+ * Our PID namespace, in instance names: a PID says whether a verify is
+ * still running only in the namespace it was taken in. This process's
+ * own (/proc/self, not below a fake root, as kill() is not).
+ */
+static unsigned long pid_ns(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) ? 0 : (unsigned long)st.st_ino;
+}
+
+/*
+ * Instances a verify of this PID namespace left behind when it was
+ * killed (SIGKILL, a crash: nothing ran to remove them), while the
+ * tracepoint stays enabled in them: its PID is gone. Others are not ours
+ * to judge.
+ */
+static void remove_stale_instances(const char *tr)
+{
+	char *dir = xasprintf("%s/instances", tr), *full = root_path(dir);
+	char *prefix = xasprintf("xps-steer-verify-%lu-", pid_ns());
+	struct dirent *de;
+	DIR *d = opendir(full);
+
+	while (d && (de = readdir(d))) {
+		char *end, *path;
+		long pid;
+
+		if (strncmp(de->d_name, prefix, strlen(prefix)))
+			continue;
+		pid = strtol(de->d_name + strlen(prefix), &end, 10);
+		if (*end || pid <= 0 || pid == getpid() ||
+		    !kill(pid, 0) || errno != ESRCH)
+			continue;
+		path = xasprintf("%s/%s", full, de->d_name);
+		if (rmdir(path))
+			warn_msg("cannot remove stale trace instance %s/%s (%s)",
+				 dir, de->d_name, strerror(errno));
+		else
+			warn_msg("removed trace instance %s: its verify (PID %ld) was killed before it could",
+				 de->d_name, pid);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	free(prefix);
+	free(full);
+	free(dir);
+}
+
+/*
+ * A fake tree (the tests) is no tracefs: a new instance gets the files
+ * tracefs would give it, empty, so that the capture runs there too, and
+ * loses them before its rmdir (tracefs removes an instance whole).
+ */
+static void fake_instance_files(const char *full, bool make)
+{
+	static const char *const dirs[] = {
+		"events", "events/net", "events/net/net_dev_start_xmit",
+	};
+	static const char *const files[] = {
+		"buffer_size_kb", "tracing_on", "trace",
+		"events/net/net_dev_start_xmit/filter",
+		"events/net/net_dev_start_xmit/enable",
+	};
+	char *path;
+
+	for (size_t i = 0; make && i < ARRAY_SIZE(dirs); i++) {
+		path = xasprintf("%s/%s", full, dirs[i]);
+		mkdir(path, 0700);
+		free(path);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		FILE *f;
+
+		path = xasprintf("%s/%s", full, files[i]);
+		if (!make) {
+			unlink(path);
+		} else {
+			f = fopen(path, "we");
+			if (f)
+				fclose(f);
+		}
+		free(path);
+	}
+	for (size_t i = ARRAY_SIZE(dirs); !make && i-- > 0;) {
+		path = xasprintf("%s/%s", full, dirs[i]);
+		rmdir(path);
+		free(path);
+	}
+}
+
+/*
+ * Sleep until the deadline or a stop signal. The signals are blocked
+ * outside this wait (from before the instance is made until it is
+ * removed), so none is lost between a check and the wait: ppoll takes
+ * them only while it waits.
+ */
+static void wait_or_signal(unsigned int seconds, const sigset_t *waitmask)
+{
+	struct timespec end, now, left;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += seconds;
+	while (!caught) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > end.tv_sec ||
+		    (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+			return;
+		left.tv_sec = end.tv_sec - now.tv_sec;
+		left.tv_nsec = end.tv_nsec - now.tv_nsec;
+		if (left.tv_nsec < 0) {
+			left.tv_sec--;
+			left.tv_nsec += 1000000000L;
+		}
+		ppoll(NULL, 0, &left, waitmask);
+	}
+}
+
+/*
+ * Record SECONDS of the device's transmits into a trace instance. A
+ * SIGINT, SIGTERM or SIGHUP meanwhile ends the recording: the instance
+ * is removed here, in the main path (the handler only notes the signal),
+ * then the signal is raised again with its default action, so that the
+ * caller sees verify die of it. Signals ignored when verify started
+ * (nohup) stay ignored.
+ */
 static int capture_live(const char *ifname, unsigned int seconds, char **trace)
 {
+	struct sigaction sa = { .sa_handler = on_signal }, old[3];
 	const char *tr = tracefs_dir();
+	sigset_t block, waitmask;
 	char *inst, *full, *filter;
 	int ret;
 
@@ -108,40 +261,68 @@ static int capture_live(const char *ifname, unsigned int seconds, char **trace)
 			ifname);
 		return -ENOENT;
 	}
-	inst = xasprintf("%s/instances/xps-steer-verify-%d", tr, (int)getpid());
+	sigemptyset(&block);
+	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++)
+		sigaddset(&block, stop_signals[i]);
+	sigprocmask(SIG_BLOCK, &block, &waitmask);
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++) {
+		sigaction(stop_signals[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(stop_signals[i], &sa, NULL);
+	}
+	remove_stale_instances(tr);
+	inst = xasprintf("%s/instances/xps-steer-verify-%lu-%d", tr, pid_ns(),
+			 (int)getpid());
 	full = root_path(inst);
 	if (mkdir(full, 0700)) {
 		ret = -errno;
 		err_msg("%s: cannot create trace instance %s (%s)", ifname, inst,
 			strerror(errno));
-		free(full);
-		free(inst);
-		return ret;
+		goto out;
 	}
+	if (fake_root())
+		fake_instance_files(full, true);
 	filter = xasprintf("name == \"%s\"\n", ifname);
 	ret = tr_write(inst, "buffer_size_kb", "4096\n");
 	if (!ret)
 		ret = tr_write(inst, "events/net/net_dev_start_xmit/filter", filter);
 	if (!ret)
 		ret = tr_write(inst, "events/net/net_dev_start_xmit/enable", "1\n");
+	free(filter);
 	if (!ret) {
 		fprintf(stderr, "%s: recording transmits for %u s...\n", ifname,
 			seconds);
-		sleep(seconds);
+		wait_or_signal(seconds, &waitmask);
 		tr_write(inst, "events/net/net_dev_start_xmit/enable", "0\n");
 		tr_write(inst, "tracing_on", "0\n");
-		char *tpath = xasprintf("%s/trace", inst);
+		if (!caught) {
+			char *tpath = xasprintf("%s/trace", inst);
 
-		ret = read_text(tpath, trace);
-		free(tpath);
+			ret = read_text(tpath, trace);
+			free(tpath);
+		}
 	}
 	if (ret)
 		err_msg("%s: tracing failed (%s)", ifname, strerror(-ret));
+	if (fake_root())
+		fake_instance_files(full, false);
 	if (rmdir(full))
 		warn_msg("cannot remove trace instance %s (%s)", inst, strerror(errno));
-	free(filter);
+	else if (caught)
+		err_msg("%s: interrupted by %s: trace instance removed", ifname,
+			stop_signal_name(caught));
+out:
 	free(full);
 	free(inst);
+	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++)
+		sigaction(stop_signals[i], &old[i], NULL);
+	if (caught) {
+		/* Pending while blocked: the default action when unblocked. */
+		raise(caught);
+		ret = -EINTR;
+	}
+	sigprocmask(SIG_SETMASK, &waitmask, NULL);
 	return ret;
 }
 
@@ -338,6 +519,8 @@ int cmd_verify(int argc, char **argv)
 		err_msg("%s", usage_text);
 		return EXIT_USAGE;
 	}
+	if (check_ifname(argv[optind]))
+		return EXIT_USAGE;
 	if (argc - optind == 2) {
 		unsigned long s = strtoul(argv[optind + 1], &end, 10);
 

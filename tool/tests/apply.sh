@@ -164,7 +164,9 @@ test_tool_apply_failure_continues() {
 	expect_eq "stdout" "eth0: applied map [all] (3 queues)
 eth2: applied map [all] (2 queues)" "$out"
 	expect_eq "stderr" "xps-steer: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused it); driver bnx2x may rewrite them on CPU hotplug or ethtool -L
-xps-steer: eth1: tx-1: xps_cpus write rejected (Is a directory)" "$errtext"
+xps-steer: eth1: tx-1: xps_cpus write rejected (Is a directory)
+xps-steer: eth1: tx-0: written before tx-1 refused, now back as they were: the device's masks are unchanged" "$errtext"
+	expect_eq "eth1 tx-0 put back" "$(hexmask 4 "")" "$(ap_kxps eth1 0)"
 	expect_eq "eth2 map" "tx-0 0
 tx-1 1" "$(ap_map eth2)"
 }
@@ -298,7 +300,7 @@ xps-steer: nothing saved" "$errtext"
 	rm -rf "$(R /sys/module/xps_steer)"
 	xs save
 	expect_rc 3
-	expect_eq "not loaded" "xps-steer: xps_steer is not loaded: nothing to save (name devices to save their kernel xps_cpus)" "$errtext"
+	expect_eq "not loaded" "xps-steer: xps_steer is not loaded and no present device has backend = kernel: nothing to save (name devices to save their kernel xps_cpus)" "$errtext"
 }
 
 # ap_fake_modprobe: $XPS_STEER_MODPROBE for the tool; records its arguments
@@ -472,4 +474,295 @@ test_tool_hotplug_not_loaded() {
 	expect_rc 0
 	expect_eq "stdout" "eth0: xps_steer is not loaded; \`xps-steer load\` (xps-steer.service) attaches it" "$out"
 	expect_eq "untouched" "$(hexmask 4 "")" "$(ap_kxps eth0 0)"
+}
+
+# save keeps each device where its configuration puts it: an attached
+# device with backend = kernel is saved from the kernel's xps_cpus, with
+# its backend line, so that the saved section (which wins over the rule)
+# writes there again; a present device the configuration puts on the
+# kernel backend is saved without being named, even with the module
+# unloaded.
+test_tool_save_configured_backend() {
+	ap_fixture
+	fake_netdev eth5 2 bnx2x 52:54:00:aa:bb:05 0000:00:06.0
+	printf 'tx-0 0-1\ntx-1 2\ntx-2 3\ntx-3 3\n' >"$(R /sys/kernel/xps_steer/eth0/map)"
+	hexmask 4 3 >"$(R /sys/class/net/eth0/queues/tx-0/xps_cpus)"
+	hexmask 4 0-2 >"$(R /sys/class/net/eth0/queues/tx-1/xps_cpus)"
+	hexmask 4 2 >"$(R /sys/class/net/eth5/queues/tx-1/xps_cpus)"
+	ap_conf <<-'EOF2'
+	[eth0]
+	backend = kernel
+	policy = cache
+	[kern]
+	name = eth5
+	backend = kernel
+	tx-0 = 1
+	EOF2
+	xs save --output "$T_DIR/saved.conf"
+	expect_rc 0
+	expect_eq "stdout" "eth0: saved (3 queues, the kernel's xps_cpus)
+eth1: saved (2 queues, the kernel's xps_cpus)
+eth5: saved (2 queues, the kernel's xps_cpus)
+saved to $T_DIR/saved.conf" "$out"
+	expect_eq "sections" "[eth0]
+backend = kernel
+tx-0 = 3
+tx-1 = 0-2
+tx-2 = none
+# tx-3..tx-3: not in use now (ethtool -L), not saved
+
+[eth1]
+backend = kernel
+tx-0 = none
+tx-1 = none
+
+[eth5]
+backend = kernel
+tx-0 = none
+tx-1 = 2" "$(sed '1,/^$/d' "$T_DIR/saved.conf")"
+	# The saved file applied back writes the kernel's files, not the map.
+	hexmask 4 "" >"$(R /sys/class/net/eth0/queues/tx-0/xps_cpus)"
+	xs apply eth0 --config "$T_DIR/saved.conf"
+	expect_rc 0
+	expect_eq "applied back" "eth0: applied map [eth0] (3 queues) to the kernel's xps_cpus" "$out"
+	expect_eq "kernel tx-0" "$(hexmask 4 3)" "$(ap_kxps eth0 0)"
+	expect_eq "module map untouched" "tx-0 0-1
+tx-1 2
+tx-2 3
+tx-3 3" "$(ap_map eth0)"
+	# Module unloaded: the kernel-backend devices are still saved.
+	rm -rf "$(R /sys/module/xps_steer)" "$(R /sys/kernel/xps_steer)"
+	xs save --output "$T_DIR/saved.conf"
+	expect_rc 0
+	expect_eq "unloaded" "eth0: saved (3 queues, the kernel's xps_cpus)
+eth5: saved (2 queues, the kernel's xps_cpus)
+saved to $T_DIR/saved.conf" "$out"
+	# A configuration error saves nothing.
+	printf '[eth0]\nbackend = kernal\npolicy = cache\n' | ap_conf
+	xs save --output "$T_DIR/saved.conf"
+	expect_rc 2
+	expect_eq "config error" "xps-steer: /etc/xps-steer.conf:2: backend: 'kernal' is not one of auto, module, kernel" "$errtext"
+}
+
+# The kernel backend writes queue by queue: when tx-2 refuses after tx-0
+# and tx-1 were written, those two get their old masks back and the
+# messages say so; the device is left as it was, not half old, half new.
+test_tool_apply_kernel_backend_restores() {
+	fake_cpus 4
+	fake_netdev eth1 3 bnx2x 52:54:00:aa:bb:02 0000:00:04.0
+	fake_module "eth1 refused reason=own-select-queue"
+	hexmask 4 3 >"$(R /sys/class/net/eth1/queues/tx-0/xps_cpus)"
+	hexmask 4 2 >"$(R /sys/class/net/eth1/queues/tx-1/xps_cpus)"
+	# The kernel refuses tx-2 (here: a directory, EISDIR).
+	rm "$(R /sys/class/net/eth1/queues/tx-2/xps_cpus)"
+	mkdir "$(R /sys/class/net/eth1/queues/tx-2/xps_cpus)"
+	ap_conf <<-'EOF2'
+	[eth1]
+	tx-0 = 0
+	tx-1 = 1
+	tx-2 = 2
+	EOF2
+	xs apply eth1
+	expect_rc 1
+	expect_eq "stdout" "" "$out"
+	expect_eq "stderr" "xps-steer: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused it); driver bnx2x may rewrite them on CPU hotplug or ethtool -L
+xps-steer: eth1: tx-2: xps_cpus write rejected (Is a directory)
+xps-steer: eth1: tx-0,tx-1: written before tx-2 refused, now back as they were: the device's masks are unchanged" "$errtext"
+	expect_eq "tx-0 restored" "$(hexmask 4 3)" "$(ap_kxps eth1 0)"
+	expect_eq "tx-1 restored" "$(hexmask 4 2)" "$(ap_kxps eth1 1)"
+	# set --kernel-style auto on the same device says the same.
+	xs auto eth1 --policy one-to-one --topology "$TOPO/1s-4c.xml"
+	expect_rc 1
+	expect_eq "auto" "xps-steer: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused the device); driver bnx2x may rewrite it on CPU hotplug or ethtool -L
+xps-steer: eth1: tx-2: xps_cpus write rejected (Is a directory)
+xps-steer: eth1: tx-0,tx-1: written before tx-2 refused, now back as they were: the device's masks are unchanged" "$errtext"
+	expect_eq "tx-0 restored again" "$(hexmask 4 3)" "$(ap_kxps eth1 0)"
+}
+
+# The kernel drops offline CPUs from xps_cpus when it is written: apply
+# compares (and writes) what the kernel can hold, the wanted CPUs that
+# are online, and says so, so that a second apply finds it unchanged.
+test_tool_apply_kernel_backend_offline() {
+	ap_fixture
+	echo 0-2 >"$(R /sys/devices/system/cpu/online)"
+	ap_conf <<-'EOF2'
+	[eth1]
+	tx-0 = 0,3
+	tx-1 = 1-3
+	EOF2
+	xs apply eth1 --dry-run
+	expect_rc 0
+	expect_eq "dry run" "eth1: would apply map [eth1] (2 queues) to the kernel's xps_cpus:
+  tx-0 0
+  tx-1 1-2" "$out"
+	xs apply eth1
+	expect_rc 0
+	expect_eq "stdout" "eth1: applied map [eth1] (2 queues) to the kernel's xps_cpus" "$out"
+	expect_eq "stderr" "xps-steer: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused it); driver bnx2x may rewrite them on CPU hotplug or ethtool -L
+note: eth1: CPU 3 offline: the kernel's xps_cpus cannot hold it, so it is left out of the map written and compared (apply again once it is online)" "$errtext"
+	expect_eq "tx-0" "$(hexmask 4 0)" "$(ap_kxps eth1 0)"
+	expect_eq "tx-1" "$(hexmask 4 1-2)" "$(ap_kxps eth1 1)"
+	# What the kernel holds after such a write: idempotent.
+	touch -d "@$AP_OLD" "$(R /sys/class/net/eth1/queues/tx-0/xps_cpus)"
+	xs apply eth1
+	expect_rc 0
+	expect_eq "second" "eth1: unchanged" "$out"
+	expect_eq "second note" "note: eth1: CPU 3 offline: the kernel's xps_cpus cannot hold it, so it is left out of the map written and compared (apply again once it is online)" "$errtext"
+	expect_eq "not rewritten" "$AP_OLD" "$(stat -c %Y "$(R /sys/class/net/eth1/queues/tx-0/xps_cpus)")"
+	# Back online: the CPU is written.
+	echo 0-3 >"$(R /sys/devices/system/cpu/online)"
+	xs apply eth1
+	expect_rc 0
+	expect_eq "online again" "eth1: applied map [eth1] (2 queues) to the kernel's xps_cpus" "$out"
+	expect_eq "tx-0 with CPU 3" "$(hexmask 4 0,3)" "$(ap_kxps eth1 0)"
+	# The module keeps offline CPUs: nothing is left out there.
+	echo 0-2 >"$(R /sys/devices/system/cpu/online)"
+	printf '[eth0]\ntx-0 = 0,3\n' | ap_conf
+	xs apply eth0
+	expect_rc 0
+	expect_eq "module" "eth0: applied map [eth0] (3 queues)" "$out$errtext"
+	expect_eq "module map" "tx-0 0,3
+tx-1
+tx-2" "$(ap_map eth0)"
+}
+
+# Maps longer than a sysfs page. The module refuses to show a map that
+# does not fit in a page (EFBIG): the masks are read queue by queue
+# (xps_cpus_list). It refuses to take a map write of 4095 bytes or more
+# (E2BIG): such a map is written queue by queue, with a warning that it
+# is not atomic; a map that fits is still one write of the map file.
+test_tool_apply_map_over_a_page() {
+	local q d conf list
+	fake_cpus 1024
+	fake_netdev eth0 128
+	fake_module "eth0 attached queues=128 active=128 hook=installed name=eth0"
+	fake_attached eth0 128
+	d=$(R /sys/kernel/xps_steer/eth0)
+	# tx-N: CPUs N, N+128, ... (8 each): about 5 KiB of map text.
+	conf="[eth0]"$'\n'
+	for ((q = 0; q < 128; q++)); do
+		list=$(seq -s, "$q" 128 1023)
+		conf+="tx-$q = $list"$'\n'
+	done
+	printf '%s' "$conf" | ap_conf
+	touch -d "@$AP_OLD" "$d/map"
+	xs apply eth0
+	expect_rc 0
+	expect_eq "stdout" "eth0: applied map [eth0] (128 queues)" "$out"
+	expect_eq "stderr" "xps-steer: warning: eth0: the map is 4796 bytes, more than the 4094 a write of the map file may have: written queue by queue, not atomically (packets may see part of each map meanwhile)" "$errtext"
+	expect_eq "map file not written" "$AP_OLD" "$(stat -c %Y "$d/map")"
+	expect_eq "tx-0" "0,128,256,384,512,640,768,896" "$(cat "$d/tx-0/xps_cpus_list")"
+	expect_eq "tx-127" "127,255,383,511,639,767,895,1023" "$(cat "$d/tx-127/xps_cpus_list")"
+	# The module would now refuse to show the map: read queue by queue.
+	fake_errno /sys/kernel/xps_steer/eth0/map read 27
+	xs apply eth0
+	expect_rc 0
+	expect_eq "second" "eth0: unchanged" "$out$errtext"
+	xs map eth0 --json
+	expect_rc 0
+	expect_eq "map, CPU 129" "[1]" "$(jq -c '.cpus[129].queues' "$T_DIR/out")"
+	# A map that fits in a page is one write of the map file.
+	printf '[eth0]\ntx-0 = 0-3\ntx-1 = 4-7\n' | ap_conf
+	xs apply eth0
+	expect_rc 0
+	expect_eq "small" "eth0: applied map [eth0] (128 queues)" "$out$errtext"
+	expect_eq "small map" "tx-0 0-3" "$(head -n 1 "$d/map")"
+	# The map file refusing E2BIG anyway (a smaller limit): queue by queue.
+	printf '[eth0]\ntx-0 = 8\n' | ap_conf
+	fake_errno /sys/kernel/xps_steer/eth0/map write 7
+	xs apply eth0
+	expect_rc 0
+	expect_eq "E2BIG" "xps-steer: warning: eth0: the map file refused the map (Argument list too long): written queue by queue, not atomically (packets may see part of each map meanwhile)" "$errtext"
+	expect_eq "tx-0 by queue" "8" "$(cat "$d/tx-0/xps_cpus_list")"
+}
+
+# dev= does not grow without end with pattern sections (veth* and the
+# like come and go under new names, and dev= holds 32): when hotplug or
+# load adds names, listed names that are absent and that only a name
+# pattern wanted are dropped (hotplug adds them again when they appear);
+# fixed names and names listed by hand stay. A device no section matches
+# changes nothing at all, and hotplug never loads the module.
+test_tool_hotplug_dev_list() {
+	fake_cpus 4
+	fake_netdev veth7 2
+	fake_netdev lo0 1 virtio_net 52:54:00:aa:bb:09 0000:00:09.0
+	ap_fake_modprobe
+	fake_module "vethold1 absent" "fixed0 absent" "manual0 absent" "vethold2 absent"
+	ap_conf <<-'EOF2'
+	[veths]
+	name = veth*
+	tx-0 = 0
+	[fixed0]
+	tx-0 = 1
+	EOF2
+	local dev
+	dev=$(R /sys/module/xps_steer/parameters/dev)
+	touch -d "@$AP_OLD" "$dev"
+	xs hotplug lo0
+	expect_rc 0
+	expect_eq "unmatched: quiet" "" "$out$errtext"
+	expect_eq "unmatched: dev= not written" "$AP_OLD" "$(stat -c %Y "$dev")"
+	[ ! -e "$(R /run/xps-steer.lock)" ] || fail "unmatched: the dev= lock was taken"
+	xs hotplug veth7
+	expect_eq "dev=" "fixed0,manual0,veth7" "$(cat "$dev")"
+	expect_eq "stdout" "xps_steer: dev=fixed0,manual0,veth7 (dropped vethold1,vethold2: absent, listed for a name pattern only; added again when they appear)" "$out"
+	# The fake module does not attach on the write: hotplug says so.
+	expect_rc 3
+	# load drops them too.
+	fake_module "vethold3 absent" "fixed0 absent"
+	xs load
+	expect_eq "load dev=" "fixed0,veth7" "$(cat "$dev")"
+	expect_eq "load stdout" "xps_steer: dev=fixed0,veth7 (dropped vethold3: absent, listed for a name pattern only; added again when they appear)" "$(head -n 1 "$T_DIR/out")"
+	# Module not loaded: hotplug neither loads it nor writes anything.
+	rm -rf "$(R /sys/module/xps_steer)" "$(R /sys/kernel/xps_steer)"
+	xs hotplug veth7
+	expect_rc 0
+	expect_eq "not loaded" "veth7: xps_steer is not loaded; \`xps-steer load\` (xps-steer.service) attaches it" "$out"
+	[ ! -e "$T_DIR/modprobe.args" ] || fail "modprobe ran: $(cat "$T_DIR/modprobe.args")"
+}
+
+# A CPU list longer than a configuration line may be (scattered CPUs of
+# a big machine) is not saved: the file would fail every later apply and
+# load (exit 2, nothing applied at boot). The old file stays.
+test_tool_save_line_too_long() {
+	local list
+	fake_cpus 2048
+	fake_netdev eth0 2
+	fake_module "eth0 attached queues=2 active=2 hook=installed name=eth0"
+	fake_attached eth0 2
+	list=$(seq -s, 0 2 2047)
+	printf 'tx-0 %s\ntx-1 1\n' "$list" >"$(R /sys/kernel/xps_steer/eth0/map)"
+	xs save --output "$T_DIR/saved.conf"
+	expect_rc 1
+	expect_eq "stderr" "xps-steer: eth0: tx-0: its line would be $((${#list} + 7)) characters, more than a configuration line may have (4198): not saved
+xps-steer: nothing saved" "$errtext"
+	[ ! -e "$T_DIR/saved.conf" ] || fail "a file was written"
+	# At the limit it is saved, and reads back.
+	list=$(seq -s, 1000 2 2047 | cut -c 1-4191)
+	list=${list%,*}
+	printf 'tx-0 %s\ntx-1 1\n' "$list" >"$(R /sys/kernel/xps_steer/eth0/map)"
+	xs save --output "$T_DIR/saved.conf"
+	expect_rc 0
+	xs apply --dry-run --config "$T_DIR/saved.conf"
+	expect_rc 0
+	expect_eq "reads back" "eth0: unchanged" "$out"
+}
+
+# attach with the module not loaded loads it with each name once, as a
+# dev= write would list them (the module refuses a name given twice);
+# detach takes a name given twice once.
+test_tool_attach_loads_once_each() {
+	fake_cpus 4
+	fake_netdev eth0 2
+	ap_fake_modprobe
+	xs attach eth0 eth5 eth0
+	expect_rc 0
+	expect_eq "modprobe" "xps_steer dev=eth0,eth5" "$(cat "$T_DIR/modprobe.args")"
+	expect_eq "report" "eth0: attached (2 tx queues)
+eth5: absent: attached when it registers" "$out"
+	# detach likewise: a name given twice is detached once, no error.
+	xs detach eth5 eth5
+	expect_rc 0
+	expect_eq "detach" "eth5: detached" "$out"
+	expect_eq "dev=" "eth0" "$(cat "$(R /sys/module/xps_steer/parameters/dev)")"
 }

@@ -127,7 +127,7 @@ test_tool_config_section_checks() {
 	expect_rc 2
 	expect_eq "messages" "xps-steer: /etc/xps-steer.conf:1: [eth0]: neither a policy nor tx-<n> lines: say how to steer (policy = cache, or tx-0 = 0-3 ...)
 xps-steer: /etc/xps-steer.conf:5: [eth*]: without name, mac, driver or path the section name is an interface name, taken literally; for a pattern write name = eth*
-xps-steer: /etc/xps-steer.conf:7: [a-name-much-too-long]: without name, mac, driver or path the section name is the interface name, and this is not one (at most 15 characters, no '/', ':' or blanks)
+xps-steer: /etc/xps-steer.conf:7: [a-name-much-too-long]: without name, mac, driver or path the section name is the interface name, and this is not one (1 to 15 characters, not . or .., no '/', ':', ',' or blanks)
 xps-steer: /etc/xps-steer.conf:9: empty section name" "$errtext"
 	cf_expect_maps_untouched
 }
@@ -322,5 +322,5 @@ test_tool_config_bad_fixed_name() {
 	EOF2
 	xs apply --dry-run
 	expect_rc 2
-	expect_eq "message" "xps-steer: /etc/xps-steer.conf:1: [uplink]: name = this-name-is-too-long is not an interface name (at most 15 characters, no '/', ':' or blanks)" "$errtext"
+	expect_eq "message" "xps-steer: /etc/xps-steer.conf:1: [uplink]: name = this-name-is-too-long is not an interface name (1 to 15 characters, not . or .., no '/', ':', ',' or blanks)" "$errtext"
 }

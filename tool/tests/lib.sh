@@ -123,3 +123,10 @@ fake_attached() {
 		subordinate_device traffic_class queue_inactive no_map >"$d/stats"
 	: "$active"
 }
+
+# fake_errno PATH read|write ERRNO: reads (or writes) of PATH below the
+# root fail with ERRNO (a number: 27 EFBIG, 7 E2BIG), as the kernel's
+# files may and a plain file cannot (common.c: injected_errno).
+fake_errno() {
+	echo "$3" >"$(R "$1").$2-errno"
+}

@@ -199,3 +199,45 @@ test_tool_attach_parallel() {
 	expect_eq "every name listed" "eth0 eth1 eth9 veth1 veth2 veth3 veth4 veth5 veth6 veth7 veth8" \
 		"$(tr ',' '\n' <"$(R /sys/module/xps_steer/parameters/dev)" | sort | paste -sd' ')"
 }
+
+# Every command that takes an interface name checks it first: a name the
+# kernel would not take (or one with dev='s comma) is exit 2, with the
+# rule, and nothing is read or written (no path outside /sys/class/net,
+# no extra entry smuggled into dev=).
+test_tool_bad_interface_names() {
+	fake_cpus 4
+	fake_netdev eth0 2
+	fake_module "eth0 attached queues=2 active=2 hook=installed name=eth0"
+	fake_attached eth0 2
+	mkdir -p "$(R /etc)"
+	printf '[eth0]\ntx-0 = 1\n' >"$(R /etc/xps-steer.conf)"
+	local why="1 to 15 characters, not . or .., no '/', ':', ',' or blanks"
+	local bad cmd
+	for bad in "" "." ".." "a/b" "../eth0" "a:1" "eth0,eth1" "a b" "0123456789abcdef"; do
+		for cmd in "status" "map" "set X 0 1" "attach" "detach" \
+			"auto X --policy irq --dry-run" "apply" "save" "hotplug" "verify"; do
+			local args=()
+			read -ra args <<<"$cmd"
+			if [[ $cmd == *X* ]]; then
+				args=("${args[@]/X/$bad}")
+			else
+				args+=("$bad")
+			fi
+			xs "${args[@]}"
+			expect_rc 2
+			expect_eq "$cmd '$bad'" "xps-steer: '$bad' is not an interface name ($why)" "$errtext"
+			expect_eq "$cmd '$bad': stdout" "" "$out"
+		done
+	done
+	# attach checks every name before it writes anything.
+	xs attach eth1 "eth2,eth3"
+	expect_rc 2
+	expect_eq "dev= untouched" "eth0" "$(cat "$(R /sys/module/xps_steer/parameters/dev)")"
+	expect_eq "map untouched" "tx-0
+tx-1" "$(cat "$(R /sys/kernel/xps_steer/eth0/map)")"
+	# A config section's fixed name follows the same rule.
+	printf '[a,b]\ntx-0 = 1\n' >"$(R /etc/xps-steer.conf)"
+	xs apply
+	expect_rc 2
+	expect_eq "config" "xps-steer: /etc/xps-steer.conf:1: [a,b]: without name, mac, driver or path the section name is the interface name, and this is not one ($why)" "$errtext"
+}

@@ -90,3 +90,61 @@ test_tool_verify_task_names() {
 	expect_eq "cpus and queues" "1:[0,1,0,0] 2:[0,0,1,0]" \
 		"$(jq -r '[.cpus[] | "\(.cpu):\(.packets|tojson)"] | join(" ")' "$T_DIR/out")"
 }
+
+# vf_tracefs: an empty fake tracefs with the tracepoint and instances/.
+vf_tracefs() {
+	mkdir -p "$(R /sys/kernel/tracing/events/net/net_dev_start_xmit)" \
+		"$(R /sys/kernel/tracing/instances)"
+}
+
+# The live capture in a fake tree (whose new instance gets tracefs's
+# files, empty): the instance is gone afterwards, and instances a killed
+# verify left behind (its PID gone, in this PID namespace) are removed
+# first; others' stay.
+test_tool_verify_stale_instances() {
+	verify_fixture
+	vf_tracefs
+	local ns dead inst
+	ns=$(stat -L -c %i /proc/self/ns/pid)
+	dead=$(sh -c 'echo $$')
+	inst=$(R /sys/kernel/tracing/instances)
+	mkdir "$inst/xps-steer-verify-$ns-$dead" "$inst/xps-steer-verify-$ns-$$" \
+		"$inst/xps-steer-verify-1-$dead" "$inst/other"
+	xs verify eth0 1
+	expect_rc 4
+	expect_eq "stderr" "xps-steer: warning: removed trace instance xps-steer-verify-$ns-$dead: its verify (PID $dead) was killed before it could
+eth0: recording transmits for 1 s..." "$errtext"
+	[[ $out == *"FAIL: no packets seen"* ]] || fail "verdict: $out"
+	expect_eq "instances left" "other
+xps-steer-verify-1-$dead
+xps-steer-verify-$ns-$$" "$(LC_ALL=C ls "$inst")"
+}
+
+# SIGINT, SIGTERM or SIGHUP while recording: the trace instance is
+# removed, then verify dies of the signal (exit status 128 + N, as the
+# shell expects). A background job of this shell starts with SIGINT
+# ignored (and verify keeps it so, as nohup wants): env resets it.
+test_tool_verify_signal_cleanup() {
+	verify_fixture
+	vf_tracefs
+	local sig want pid i rc ns inst
+	ns=$(stat -L -c %i /proc/self/ns/pid)
+	inst=$(R /sys/kernel/tracing/instances)
+	for sig in INT TERM HUP; do
+		env --default-signal=INT "$XS" verify eth0 60 >"$T_DIR/out" 2>"$T_DIR/err" &
+		pid=$!
+		for ((i = 0; i < 100; i++)); do
+			[ -e "$inst/xps-steer-verify-$ns-$pid/trace" ] && break
+			sleep 0.1
+		done
+		[ -e "$inst/xps-steer-verify-$ns-$pid" ] || fail "$sig: no instance made"
+		kill -"$sig" "$pid"
+		rc=0
+		wait "$pid" || rc=$?
+		want=$((128 + $(kill -l "$sig")))
+		expect_eq "$sig: exit status" "$want" "$rc"
+		expect_eq "$sig: instances" "" "$(LC_ALL=C ls "$inst")"
+		expect_eq "$sig: stderr" "eth0: recording transmits for 60 s...
+xps-steer: eth0: interrupted by SIG$sig: trace instance removed" "$(cat "$T_DIR/err")"
+	done
+}
