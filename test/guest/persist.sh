@@ -65,15 +65,27 @@ applied() {
 	check "$(rev_spec)" "$1"
 }
 
-# udev_runs_ok LABEL: no program of 70-xps-steer.rules failed since boot
-# (udevd logs "Process '...' failed with exit code N.", "terminated by
-# signal", "timed out" as warnings or errors).
+# udev_runs_ok LABEL: no program of 70-xps-steer.rules failed since the
+# boot, or since the test began (udev_mark) (udevd logs "Process '...'
+# failed with exit code N.", "terminated by signal", "timed out" as
+# warnings or errors).
+UDEV_SINCE=
+udev_mark() { UDEV_SINCE=$(date +%s); }
 udev_runs_ok() {
-	journalctl -b -q -o cat -u systemd-udevd.service --no-pager 2>&1 |
+	journalctl -b ${UDEV_SINCE:+--since "@$UDEV_SINCE"} -q -o cat \
+		-u systemd-udevd.service --no-pager 2>&1 |
 		grep -F "/usr/sbin/xps-steer" >"$W/udev.out"
 	grep -q -e "failed" -e "terminated by signal" -e "timed out" "$W/udev.out" || return 0
 	fail "$1: a udev rule's xps-steer run failed:"
 	diag_file "$W/udev.out" 10
+}
+
+# need_map: precondition of a test that checks the map stays in force.
+need_map() {
+	need_module || return
+	masks_are_rev && return 0
+	fail "the map is not in force before the test (masks '$(read_masks "$DEV" "$NQ" 2>&1)'): an earlier step failed; nothing to test"
+	return 1
 }
 
 # unload: modprobe -r xps_steer, then traffic must not follow the map.
@@ -110,6 +122,7 @@ t_persist_boot() {
 }
 
 t_persist_modprobe() {
+	udev_mark
 	need_module || return
 	unload || return
 	# Only the udev rule on the module's attach event writes the map now.
@@ -118,6 +131,7 @@ t_persist_modprobe() {
 }
 
 t_persist_unit_restart() {
+	udev_mark
 	need_module || return
 	unload || return
 	# What xps-steer.conf(5) tells an operator after an unload.
@@ -126,6 +140,7 @@ t_persist_unit_restart() {
 }
 
 t_persist_driver_reload() {
+	udev_mark
 	need_module || return
 	must rmmod virtio_net || return
 	wait_until 10 path_absent /sys/class/net/"$DEV" || { fail "$DEV still there after rmmod virtio_net"; return 1; }
@@ -141,7 +156,7 @@ t_persist_driver_reload() {
 
 t_persist_cpu_hotplug() {
 	local cpu=/sys/devices/system/cpu/cpu3/online
-	need_module || return
+	need_map || return
 	must sh -c "echo 0 > $cpu" || return
 	cpus_refresh
 	diag "cpu3 offline: CPUs ${CPUS[*]}, masks $(read_masks "$DEV" "$NQ")"
@@ -161,7 +176,7 @@ t_persist_cpu_hotplug() {
 }
 
 t_persist_channels() {
-	need_module || return
+	need_map || return
 	channels_cycle
 }
 
