@@ -22,8 +22,8 @@
 #      one QEMU run) and is booted 3 times. Each boot's test unit runs
 #      test/guest/persist.sh (KTAP output): the map the package's unit put
 #      in force at boot, per packet (tracepoint); in the third boot also
-#      after a module reload, a driver reload (the udev rule), a CPU
-#      hotplug cycle and ethtool -L;
+#      after a module reload, a driver reload and a hot-plugged device
+#      (the udev rules), a CPU hotplug cycle and ethtool -L;
 #   5. the installation boot, last: test/guest/install.sh runs as PID 1
 #      (KTAP output): modinfo, stock spread, `modprobe xps_steer dev=eth0`,
 #      per-packet steering with a map the installed xps-steer tool sets,

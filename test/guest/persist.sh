@@ -9,7 +9,7 @@
 #
 #   boot 1, 2  persist_boot, then reboot
 #   boot 3     persist_boot, persist_modprobe, persist_unit_restart,
-#              persist_driver_reload, persist_cpu_hotplug,
+#              persist_driver_reload, persist_hotplug, persist_cpu_hotplug,
 #              persist_channels, then power off
 #
 # The boot number is kept on the root file system ($STATE, "N begun" or
@@ -154,6 +154,24 @@ t_persist_driver_reload() {
 	applied "rmmod virtio_net; modprobe virtio_net (the udev rule)"
 }
 
+t_persist_hotplug() {
+	udev_mark
+	need_module || return
+	# eth0 out of the module's list (detached, the module stays): when it
+	# registers again nothing in the module attaches it.
+	must sh -c "echo > $DEVP" || return
+	dev_is "" || return
+	must rmmod virtio_net || return
+	wait_until 10 path_absent /sys/class/net/"$DEV" || { fail "$DEV still there after rmmod virtio_net"; return 1; }
+	# The net-device rule (xps-steer hotplug) finds a section for the new
+	# eth0 and puts it in dev=; the attach event's rule writes the map.
+	must modprobe virtio_net || return
+	wait_until 30 test -d /sys/class/net/"$DEV" || { fail "no $DEV 30 s after modprobe virtio_net"; return 1; }
+	nic_up || return
+	applied "$DEV registered while not in dev= (the udev rules)" || return
+	dev_is "$DEV"
+}
+
 t_persist_cpu_hotplug() {
 	local cpu=/sys/devices/system/cpu/cpu3/online
 	need_map || return
@@ -184,6 +202,7 @@ test_def persist_boot "at boot, with nobody running xps-steer: the unit (enabled
 test_def persist_modprobe "modprobe -r xps_steer (stock selection), modprobe xps_steer dev=$DEV: the udev rule re-applies the map, per packet"
 test_def persist_unit_restart "modprobe -r xps_steer, systemctl restart $UNIT: the map is back, per packet"
 test_def persist_driver_reload "rmmod virtio_net, modprobe virtio_net: the re-registered $DEV is attached and the udev rule re-applies the map, per packet"
+test_def persist_hotplug "$DEV out of dev=, rmmod virtio_net, modprobe virtio_net: the net-device udev rule puts $DEV back in dev= and the attach event's rule re-applies the map, per packet"
 test_def persist_cpu_hotplug "cpu3 offline and online again: the map in force throughout, per packet"
 test_def persist_channels "ethtool -L combined 2 then $NQ: no queue >= real_num_tx_queues, the map in force, per packet"
 
@@ -213,7 +232,7 @@ main() {
 		tests=persist_boot
 		NEXT=reboot
 	else
-		tests=persist_boot,persist_modprobe,persist_unit_restart,persist_driver_reload,persist_cpu_hotplug,persist_channels
+		tests=persist_boot,persist_modprobe,persist_unit_restart,persist_driver_reload,persist_hotplug,persist_cpu_hotplug,persist_channels
 	fi
 	select_tests "$tests" || return 1
 	run_selected "persist boot $BOOT of $BOOTS" || return 1
