@@ -1,16 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# install.sh - PID 1 of the installation test's guest (test/install-test.sh):
+# install.sh - PID 1 of the installation test's last guest (test/check-install.sh):
 # a Debian bookworm root filesystem with xps-steer-dkms installed by apt,
 # booted with its own kernel; eth0 is virtio-net with 4 queue pairs on a
 # host multiqueue tap; 4 vCPUs. KTAP output on the console, then
 # XPS_STEER_GUEST_TAINT=<n> and XPS_STEER_GUEST_EXIT=<rc>, then power off.
-#
-# Per-packet oracle: the net/net_dev_start_xmit tracepoint records every
-# frame handed to virtio-net with its queue_mapping. eth0 has a qdisc, so a
-# frame may be handed over by another CPU than its sender (qdisc run from a
-# softirq); the sender is therefore identified by the frame's length: the
-# sender pinned to CPU c sends UDP payloads of BASE+c bytes.
+# The NIC, the traffic and the per-packet oracle: install-lib.sh. The last
+# boot of the test: the systemd boots of persist.sh come before it.
 
 # Functions run through run_test; lists are split on purpose.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -34,49 +30,10 @@ fi
 
 # shellcheck source=lib.sh
 . /test/lib.sh
+# shellcheck source=install-lib.sh
+. /test/install-lib.sh
 # shellcheck source=/dev/null # written by test/check-install.sh
 . /test/expect.env
-
-DEV=eth0
-NQ=4
-PKTS=200		# per CPU and run
-BASE=200		# UDP payload of CPU c: BASE + c bytes
-FRAME=$((BASE + 42))	# Ethernet + IPv4 + UDP headers
-DST=10.9.0.2
-
-# rev_spec: CPU c -> queue NQ-1-c, at least the packets sent.
-rev_spec() {
-	local c
-	for c in "${CPUS[@]}"; do
-		printf '%s:%s:%s ' "$c" $((NQ - 1 - c)) "$PKTS"
-	done
-}
-
-# send_all: every CPU sends PKTS datagrams (16 flows) with its sender pinned
-# to it; trace saved; $W/tbl holds "sender-cpu queue count" from the frame
-# lengths.
-send_all() {
-	local c
-	trace_start "$DEV"
-	for c in "${CPUS[@]}"; do
-		flood - "$c" "$DST" 16 "$PKTS" -s $((BASE + c)) || return 1
-	done
-	trace_stop
-	sender_table "$DEV" "$FRAME" >"$W/tbl"
-	diag "sender CPU x queue, frames of $FRAME+cpu bytes ($MOVED handed to the driver by another CPU than the sender):"
-	tbl_matrix "$W/tbl" "$(txq_count "$DEV")"
-	return 0
-}
-
-# check SPEC LABEL: every frame of CPU c on a queue SPEC allows.
-check() {
-	local rc
-	check_tbl "$W/tbl" "$(txq_count "$DEV")" 0 0 "$1" >"$W/chk.out"
-	rc=$?
-	awk -v p="# $2: " '{ print p $0 }' "$W/chk.out"
-	[ "$rc" = 0 ] || fail "$2: per-packet check failed (spec: $1)"
-	return "$rc"
-}
 
 # ---------------------------------------------------------------- tests --
 
@@ -121,21 +78,12 @@ t_install_nic() {
 	[ "$n" = "$NQ" ] || fail "$DEV has $n tx queues, expected $NQ"
 	diag "$DEV: driver $(basename "$(readlink /sys/class/net/"$DEV"/device/driver)"), $n tx queues"
 	ethtool -l "$DEV" 2>&1 | sed 's/^/#   /'
-	must ip addr add 10.9.0.1/24 dev "$DEV" || return
-	must ip link set "$DEV" up || return
-	# No ARP needed: the frames leave through the tap whoever answers.
-	must ip neigh replace "$DST" lladdr 02:00:00:00:00:02 dev "$DEV" nud permanent
-	trace_setup || fail "no tracing"
+	nic_up
 }
 
 t_install_stock() {
-	send_all || return
 	# The module's map below must not be what happens anyway.
-	if check_tbl "$W/tbl" "$NQ" 0 0 "$(rev_spec)" >"$W/chk.out"; then
-		fail "without xps_steer every packet already follows CPU c -> queue $((NQ - 1))-c: the steering check could not fail"
-	else
-		diag "stock selection differs from the map used below (as it must)"
-	fi
+	not_rev "without xps_steer"
 }
 
 t_install_load() {
@@ -183,23 +131,7 @@ t_install_steering() {
 
 t_install_channels() {
 	need_module || return
-	klog_mark
-	must ethtool -L "$DEV" combined 2 || return
-	diag "ethtool -L $DEV combined 2: $(txq_count "$DEV") tx queues"
-	send_all || return
-	# CPUs 2 and 3 keep their queues 1 and 0; CPUs 0 and 1 (mapped to the
-	# gone queues 3 and 2) fall back to stock selection below 2.
-	check "0:0,1:$PKTS 1:0,1:$PKTS 2:1:$PKTS 3:0:$PKTS" "2 queues"
-	if klog_has "selects TX queue"; then
-		fail "the kernel capped an out-of-range queue:"
-		klog_since | grep "selects TX queue" | head -n 3 | sed 's/^/#   /'
-	fi
-	must ethtool -L "$DEV" combined "$NQ" || return
-	diag "ethtool -L $DEV combined $NQ: $(txq_count "$DEV") tx queues, masks $(read_masks "$DEV" "$NQ")"
-	send_all || return
-	check "$(rev_spec)" "back to $NQ queues"
-	klog_has "selects TX queue" && fail "the kernel capped an out-of-range queue"
-	return 0
+	channels_cycle
 }
 
 t_install_unload() {
