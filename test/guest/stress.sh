@@ -139,8 +139,8 @@ udp_in() {
 # ------------------------------------------------------- background load --
 #
 # bg_start MODE: traffic loops until bg_stop.  MODE is a word list:
-#   tcp  iperf3 -t 2 transfers to veth1, one loop per online CPU
-#   udp  udpflood bursts to veth1, one loop per online CPU
+#   tcp  iperf3 -t 5 transfers to veth1, one loop per online CPU
+#   udp  udpflood bursts to veth1 (one process for the run), one loop per online CPU
 #   pkt  pktsend (AF_PACKET, qdisc bypass) bursts to veth1, one per CPU
 #   pin  pin each loop to its CPU (else unpinned: CPUs may go offline)
 # Each loop appends one result line per round to $W/bg/<kind>.<cpu>.
@@ -149,7 +149,7 @@ bg_round_tcp() {	# CPU
 	local c o rc s r
 	c=$1
 	o=$W/bg/tcp.$c.json
-	timeout 600 iperf3 -c "$DST2" -p $((5201 + c)) -t 2 -b 50M -J \
+	timeout 600 iperf3 -c "$DST2" -p $((5201 + c)) -t 5 -b 50M -J \
 		--connect-timeout 10000 >"$o" 2>&1 </dev/null
 	rc=$?
 	s=$(iperf_bytes "$o")
@@ -170,11 +170,13 @@ sent_in() {
 	return 0
 }
 
+# One udpflood for the whole run: bursts of 100 datagrams 0.1 s apart
+# until bg_stop (a new one only if it fails).
 bg_round_udp() {	# CPU
-	udpflood -d "$DST2" -p 9000 -f 16 -n 100 >"$W/bg/udp.$1.out" 2>&1 </dev/null
+	udpflood -d "$DST2" -p 9000 -f 16 -n 100 -S "$W/bg/stop" -g 100 \
+		>"$W/bg/udp.$1.out" 2>&1 </dev/null || sleep 0.1
 	sent_in "$W/bg/udp.$1.out" udpflood
 	echo "$SENT_N" >>"$W/bg/udp.$1"
-	sleep 0.1
 }
 
 bg_round_pkt() {	# CPU
@@ -533,8 +535,9 @@ loop_writer() {
 
 # loop_sender DST: udpflood bursts to DST until $W/lw.stop (errors expected).
 loop_sender() {
+	renice -n 10 -p "$BASHPID" >/dev/null	# once, see bg_loop
 	while [ ! -e "$W/lw.stop" ]; do
-		nice -n 10 udpflood -d "$1" -p 9000 -f 8 -n 200 >/dev/null 2>&1 </dev/null || sleep 0.05
+		udpflood -d "$1" -p 9000 -f 8 -n 200 >/dev/null 2>&1 </dev/null || sleep 0.05
 		sleep 0.05
 	done
 }

@@ -29,13 +29,20 @@
  * QEMU -icount that clock is guest time, a function of executed guest
  * instructions, so the rate is an exact per-packet cost (test/bench.sh).
  *
+ * With -S STOPFILE it sends bursts of COUNT packets, GAP milliseconds apart
+ * (-g, default 100), until STOPFILE exists (checked after each burst): one
+ * process for the stress suite's background traffic, which started a sender
+ * per burst before (on the debug kernel each start cost ~0.1 s of a guest
+ * whose every vCPU runs on one host thread, slowing the tests under it
+ * about sixfold).
+ *
  * With -q PRIO every socket sends at priority PRIO (SO_PRIORITY, 0-6
  * without CAP_NET_ADMIN), which a device with traffic classes (mqprio)
  * maps to a class and so to a range of queues.
  *
  * usage: udpflood -d ADDR [-p PORT] [-f NFLOWS] [-n COUNT] [-s SIZE]
  *                 [-P BASEPORT] [-I IFNAME] [-c] [-m CPU] [-t SECONDS]
- *                 [-q PRIO]
+ *                 [-q PRIO] [-S STOPFILE [-g GAP]]
  * Prints one line: what was sent, from which CPU (sched_getcpu() before and
  * after, to show taskset pinning held), and send errors if any.
  * Exit 0 if at least one packet was sent, 1 otherwise, 2 on usage errors.
@@ -49,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -73,14 +81,15 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: udpflood -d ADDR [-p PORT] [-f NFLOWS] [-n COUNT] [-s SIZE]\n"
 		"                [-P BASEPORT] [-I IFNAME] [-c] [-m CPU] [-t SECONDS]\n"
-		"                [-q PRIO]\n");
+		"                [-q PRIO] [-S STOPFILE [-g GAP]]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	const char *daddr = NULL, *ifname = NULL;
+	const char *daddr = NULL, *ifname = NULL, *stopfile = NULL;
 	long port = 9000, nflows = 64, count = 800, size = 64, baseport = 0;
+	long gap_ms = 100, total = 0;
 	long migrate = -1, seconds = 0, prio = -1;
 	double t0 = 0, t1 = 0;
 	int connected = 0, cpu_mid = -1;
@@ -90,7 +99,7 @@ int main(int argc, char **argv)
 	long i, sent = 0, errs = 0;
 	int first_err = 0, cpu0, cpu1, opt;
 
-	while ((opt = getopt(argc, argv, "d:p:f:n:s:P:I:cm:t:q:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:f:n:s:P:I:cm:t:q:S:g:")) != -1) {
 		switch (opt) {
 		case 'd': daddr = optarg; break;
 		case 'p': port = tool_num(optarg, 1, 65535); break;
@@ -103,10 +112,12 @@ int main(int argc, char **argv)
 		case 'm': migrate = tool_num(optarg, 0, CPU_SETSIZE - 1); break;
 		case 't': seconds = tool_num(optarg, 1, 3600); break;
 		case 'q': prio = tool_num(optarg, 0, 15); break;
+		case 'S': stopfile = optarg; break;
+		case 'g': gap_ms = tool_num(optarg, 0, 60000); break;
 		default: usage();
 		}
 	}
-	if (!daddr || optind != argc)
+	if (!daddr || optind != argc || (stopfile && (seconds || migrate >= 0)))
 		usage();
 	if (baseport && baseport + nflows - 1 > 65535) {
 		fprintf(stderr, "udpflood: -P %ld + %ld flows exceeds port 65535\n",
@@ -167,29 +178,45 @@ int main(int argc, char **argv)
 	}
 	cpu0 = sched_getcpu();
 	t0 = tool_now();
-	for (i = 0; count < 0 || i < count; i++) {
-		ssize_t n;
+	for (;;) {	/* bursts: one, or until -S's file exists */
+		struct timespec gap = { gap_ms / 1000,
+					gap_ms % 1000 * 1000000 };
+		struct stat st;
 
-		if (seconds && !(i & 31) && (t1 = tool_now()) - t0 >= seconds)
+		for (i = 0; count < 0 || i < count; i++) {
+			ssize_t n;
+			long k = total + i;	/* flows run on across bursts */
+
+			if (seconds && !(i & 31) &&
+			    (t1 = tool_now()) - t0 >= seconds)
+				break;
+
+			if (migrate >= 0 && i == count / 2) {
+				move_to_cpu(migrate);
+				cpu_mid = sched_getcpu();
+			}
+			/* Round-robin: consecutive packets, different flows. */
+			if (connected)
+				n = send(fds[k % nflows], buf, size, 0);
+			else
+				n = sendto(fds[k % nflows], buf, size, 0,
+					   (struct sockaddr *)&dst, sizeof(dst));
+			if (n < 0) {
+				/* ENOBUFS/EAGAIN under pressure: count, go on. */
+				if (!errs++)
+					first_err = errno;
+			} else {
+				sent++;
+			}
+		}
+		if (!stopfile)
 			break;
-
-		if (migrate >= 0 && i == count / 2) {
-			move_to_cpu(migrate);
-			cpu_mid = sched_getcpu();
+		total += count;
+		if (stat(stopfile, &st) == 0) {
+			count = total;
+			break;
 		}
-		/* Round-robin: consecutive packets belong to different flows. */
-		if (connected)
-			n = send(fds[i % nflows], buf, size, 0);
-		else
-			n = sendto(fds[i % nflows], buf, size, 0,
-				   (struct sockaddr *)&dst, sizeof(dst));
-		if (n < 0) {
-			/* ENOBUFS/EAGAIN under pressure: count, keep going. */
-			if (!errs++)
-				first_err = errno;
-		} else {
-			sent++;
-		}
+		nanosleep(&gap, NULL);
 	}
 	cpu1 = sched_getcpu();
 	if (seconds)
