@@ -137,7 +137,7 @@ t=$(now_us)
 # script of the last boot, their libraries and the static tools.
 mkdir -p "$root/test"
 cp "$here/guest/lib.sh" "$here/guest/install-lib.sh" "$here/guest/install.sh" \
-	"$here/guest/persist.sh" "$here/guest/numa.sh" "$root/test/"
+	"$here/guest/persist.sh" "$here/guest/numa.sh" "$here/guest/pid1.sh" "$root/test/"
 chmod +x "$root/test/install.sh" "$root/test/persist.sh" "$root/test/numa.sh"
 cp "$here/guest/xps-steer-test.service" "$root/etc/systemd/system/"
 ln -sf ../xps-steer-test.service "$root/etc/systemd/system/multi-user.target.wants/"

@@ -9,24 +9,9 @@
 # boot of the test: the systemd boots of persist.sh come before it.
 
 # Functions run through run_test; lists are split on purpose.
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-export HOME=/root LANG=C
-
-mnt() {	# TYPE DIR: mount unless already mounted (the initramfs moves some)
-	mountpoint -q "$2" 2>/dev/null || mount -t "$1" "$1" "$2"
-}
-if [ "$$" = 1 ]; then
-	mnt proc /proc
-	mnt sysfs /sys
-	mnt devtmpfs /dev
-	mkdir -p /dev/pts
-	mnt devpts /dev/pts
-	mnt tmpfs /run
-	mnt tmpfs /tmp
-	mnt tracefs /sys/kernel/tracing
-	mnt debugfs /sys/kernel/debug
-	hostname xps-install
-fi
+# shellcheck source=pid1.sh
+. /test/pid1.sh
+pid1_start xps-install
 
 # shellcheck source=lib.sh
 . /test/lib.sh
@@ -181,13 +166,4 @@ main() {
 
 main </dev/null 2>&1
 rc=$?
-if [ "$$" = 1 ]; then
-	echo
-	echo "XPS_STEER_GUEST_TAINT=$(cat /proc/sys/kernel/tainted)"
-	echo "XPS_STEER_GUEST_EXIT=$rc"
-	sync
-	echo o >/proc/sysrq-trigger
-	sleep 30
-fi
-# The script's status (when not PID 1): 0 iff every test passed.
-[ "$rc" = 0 ]
+pid1_end "$rc"

@@ -14,22 +14,9 @@
 # every packet follows it (net/net_dev_start_xmit; eth0 has a qdisc, so
 # the sender is told by the frame's length, as in install.sh).
 
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-export HOME=/root LANG=C
-
-mnt() {	# TYPE DIR: mount unless already mounted (the initramfs moves some)
-	mountpoint -q "$2" 2>/dev/null || mount -t "$1" "$1" "$2"
-}
-if [ "$$" = 1 ]; then
-	mnt proc /proc
-	mnt sysfs /sys
-	mnt devtmpfs /dev
-	mnt tmpfs /run
-	mnt tmpfs /tmp
-	mnt tracefs /sys/kernel/tracing
-	mnt debugfs /sys/kernel/debug
-	hostname xps-numa
-fi
+# shellcheck source=pid1.sh
+. /test/pid1.sh
+pid1_start xps-numa
 
 # shellcheck source=lib.sh
 . /test/lib.sh
@@ -203,18 +190,9 @@ main() {
 
 main </dev/null 2>&1
 rc=$?
-if [ "$$" = 1 ]; then
-	if klog_splats "$W/bad.txt"; then
-		echo "# the kernel log has warnings:"
-		sed 's/^/#   /' "$W/bad.txt"
-		rc=1
-	fi
-	echo
-	echo "XPS_STEER_GUEST_TAINT=$(cat /proc/sys/kernel/tainted)"
-	echo "XPS_STEER_GUEST_EXIT=$rc"
-	sync
-	echo o >/proc/sysrq-trigger
-	sleep 30
+if [ "$$" = 1 ] && klog_splats "$W/bad.txt"; then
+	echo "# the kernel log has warnings:"
+	sed 's/^/#   /' "$W/bad.txt"
+	rc=1
 fi
-# The script's status (when not PID 1): 0 iff every test passed.
-[ "$rc" = 0 ]
+pid1_end "$rc"
