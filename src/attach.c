@@ -256,6 +256,18 @@ static void attach(struct net_device *dev)
 
 	mutex_lock(&xps_steer_lock);
 	xdev->slot = xps_steer_slot_get(dev);
+	if (!xdev->slot) {
+		/*
+		 * Slots of devices detached within the last grace period come
+		 * back when the reaper has run: after a burst of detaches, wait
+		 * for it once rather than refuse. It takes no rtnl; the wait
+		 * under rtnl is one grace period, and only on this path.
+		 */
+		mutex_unlock(&xps_steer_lock);
+		flush_work(&reap_work);
+		mutex_lock(&xps_steer_lock);
+		xdev->slot = xps_steer_slot_get(dev);
+	}
 	if (xdev->slot) {
 		xdev->orig_ops = dev->netdev_ops;
 		xps_steer_copy_ops(&xdev->slot->ops, dev->netdev_ops);
@@ -269,7 +281,7 @@ static void attach(struct net_device *dev)
 	}
 	mutex_unlock(&xps_steer_lock);
 	if (!xdev->slot) {
-		/* Only when slots were kept (see detach()). */
+		/* All in use, or kept for good (see detach()). */
 		xps_steer_sysfs_del_dev(xdev);
 		free_dev(xdev);
 		pr_err("%s: not attached: all %d slots are in use or kept\n",
