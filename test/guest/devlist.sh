@@ -9,6 +9,7 @@
 
 test_def unload_refused_while_attached "rmmod refuses while a device is attached (still steering); modprobe -r detaches, then unloads"
 test_def dev_list_runtime "dev= written at runtime: devices attach and detach at once, absent ones when they register; empty list, then rmmod"
+test_def dev_list_burst "dev= written 80 times in a row, veth0 in every other list: each write attaches or detaches at once (40 detaches: slots come back); per packet after the last"
 test_def dev_list_bad_input "dev= written at runtime with bad input or without privilege: the error, a log line, nothing changes"
 
 t_unload_refused_while_attached() {
@@ -133,4 +134,39 @@ EOF
 	fi
 	dev_is dum0,veth0
 	expect_masks dum0 1 2 4 8
+}
+
+# 40 detaches in a burst are more than the 32 slots, each given back only
+# after the reaper's grace periods: an attach that finds none free waits
+# for the reaper rather than refuse. No process started in the loop, so
+# the writes come as fast as the shell can make them.
+t_dev_list_burst() {
+	local i list want
+	fx_loaded dev=dum0 || return
+	klog_mark
+	for ((i = 0; i < 80; i++)); do
+		list=dum0 want=dum0
+		if ((i % 2 == 0)); then
+			list=dum0,veth0 want="dum0 veth0"
+		fi
+		if ! printf '%s' "$list" 2>"$W/burst.err" >"$DEVP"; then
+			fail "write $i: dev=$list failed: $(cat "$W/burst.err")"
+			return
+		fi
+		names_in "$XS"
+		if [ "$DIR_NAMES" != "$want" ]; then
+			fail "write $i: dev=$list, but $XS has '$DIR_NAMES'"
+			diag "log: $(klog_since | grep xps_steer | tail -n 3)"
+			return
+		fi
+	done
+	diag "80 dev= writes, each followed at once by its tree"
+	if klog_since | grep -q 'slots are in use'; then
+		fail "an attach was refused for want of a slot:"
+		klog_since | grep 'slots are in use' | head -n 3 | sed 's/^/#   /'
+	fi
+	map11 "$NQ"
+	set_masks veth0 "${MAP[@]}" || return
+	udp_all - veth0 "$DST2" "0:0 1:1 2:2 3:3"
+	steer_check "UDP after the burst" veth0 "$NQ" 0 "$SPEC"
 }

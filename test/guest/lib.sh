@@ -484,19 +484,19 @@ expect_no_tree() {	# DEV
 }
 
 # xps_names: the names in $XS, one line ("a b"), sorted.
-# names_in DIR: the names in DIR, sorted, space-separated, in NAMES.
+# names_in DIR: the names in DIR, sorted, space-separated, in DIR_NAMES.
 # Without a process: the stress loops check it after every write, and a
 # process start costs ~0.1 s on the debug kernel.
 names_in() {
 	local f
-	NAMES=
+	DIR_NAMES=
 	for f in "$1"/*; do
-		[ -e "$f" ] && NAMES+="${NAMES:+ }${f##*/}"
+		[ -e "$f" ] && DIR_NAMES+="${DIR_NAMES:+ }${f##*/}"
 	done
 	return 0
 }
 
-xps_names() { names_in "$XS"; echo "$NAMES"; }
+xps_names() { names_in "$XS"; echo "$DIR_NAMES"; }
 
 # expect_xps_names NAMES: $XS holds exactly NAMES (no stale directory,
 # no control file).

@@ -863,7 +863,7 @@ t_stress_dev_list() {
 		fi
 		# A listed device is attached when the write returns.
 		names_in "$XS"
-		want=${wants[k]} got=$NAMES
+		want=${wants[k]} got=$DIR_NAMES
 		if [ "$got" != "$want" ]; then
 			fail "write $i: dev=$list, but $XS has '$got'"
 			break
