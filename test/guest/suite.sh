@@ -51,6 +51,7 @@ SUITE_TESTS=(
 	params_dev_validation
 	unload_refused_while_attached
 	dev_list_runtime
+	dev_list_burst
 	dev_list_bad_input
 	steer_socket_cache
 	offline_cpu_mask
