@@ -343,7 +343,7 @@ niced() {
 # bad" lines (RPREFIX*) summed: at least WANT writes, none failed, no bad
 # read (BAD says what one is; BADFILE shows them).
 writes_report() {
-	local what=$1 want=$2 nw=$3 n r
+	local what=$1 want=$2 nw=$3 n r f k
 	n=$(cat "$4"* | awk '{ n += $1; e += $2 } END { print n + 0, e + 0 }')
 	r=$(cat "$5"* | awk '{ n += $1; b += $2 } END { print n + 0, b + 0 }')
 	diag "$nw writers: ${n% *} $what (${n#* } failed) in $8 s; 2 readers: ${r% *} reads (${r#* } $6)"
@@ -353,6 +353,11 @@ writes_report() {
 		fail "concurrent reads returned $6:"
 		diag_file "$7" 10
 	fi
+	# A reader that never got a read in checked nothing.
+	for f in "$5"*; do
+		read -r k _ <"$f"
+		[ "${k:-0}" -gt 0 ] || fail "reader ${f##*.} read nothing while the writers ran"
+	done
 }
 
 # wait_all SECONDS WHAT PID...: each must end within SECONDS.
