@@ -9,8 +9,8 @@
 #
 #   boot 1, 2  persist_boot, then reboot
 #   boot 3     persist_boot, persist_modprobe, persist_unit_restart,
-#              persist_driver_reload, persist_hotplug, persist_cpu_hotplug,
-#              persist_channels, then power off
+#              persist_driver_reload, persist_hotplug, persist_rename,
+#              persist_cpu_hotplug, persist_channels, then power off
 #
 # The boot number is kept on the root file system ($STATE, "N begun" or
 # "N done", synced): a boot that finds the one before it begun but not done
@@ -172,6 +172,33 @@ t_persist_hotplug() {
 	dev_is "$DEV"
 }
 
+masks_rev_on() { [ "$(read_masks "$1" "$NQ")" = "8 4 2 1" ]; }	# DEV
+
+# The masks cleared first: only the udev rule, run on the module's move
+# event for the new name, can bring the map back.
+t_persist_rename() {
+	local new=wan0 q
+	udev_mark
+	need_map || return
+	for ((q = 0; q < NQ; q++)); do
+		must sh -c "echo 0 > $XS/$DEV/tx-$q/xps_cpus" || return
+	done
+	[ "$(read_masks "$DEV" "$NQ")" = "0 0 0 0" ] ||
+		{ fail "masks not cleared: '$(read_masks "$DEV" "$NQ")'"; return 1; }
+	must ip link set "$DEV" down || return
+	must ip link set "$DEV" name "$new" || return
+	settle
+	if ! wait_until "$SETTLE" masks_rev_on "$new"; then
+		fail "$DEV renamed to $new: masks '$(read_masks "$new" "$NQ" 2>&1)' after $SETTLE s, expected '8 4 2 1' (the move event's rule)"
+		must ip link set "$new" name "$DEV"
+		return 1
+	fi
+	diag "renamed to $new: masks $(read_masks "$new" "$NQ")"
+	must ip link set "$new" name "$DEV" || return
+	nic_up || return
+	applied "$DEV renamed to $new (the map re-applied by the move event's rule) and back"
+}
+
 t_persist_cpu_hotplug() {
 	local cpu=/sys/devices/system/cpu/cpu3/online
 	need_map || return
@@ -203,6 +230,7 @@ test_def persist_modprobe "modprobe -r xps_steer (stock selection), modprobe xps
 test_def persist_unit_restart "modprobe -r xps_steer, systemctl restart $UNIT: the map is back, per packet"
 test_def persist_driver_reload "rmmod virtio_net, modprobe virtio_net: the re-registered $DEV is attached and the udev rule re-applies the map, per packet"
 test_def persist_hotplug "$DEV out of dev=, rmmod virtio_net, modprobe virtio_net: the net-device udev rule puts $DEV back in dev= and the attach event's rule re-applies the map, per packet"
+test_def persist_rename "masks cleared, $DEV renamed to wan0: the udev rule on the module's move event re-applies the map (matched by MAC); renamed back, per packet"
 test_def persist_cpu_hotplug "cpu3 offline and online again: the map in force throughout, per packet"
 test_def persist_channels "ethtool -L combined 2 then $NQ: no queue >= real_num_tx_queues, the map in force, per packet"
 
@@ -232,7 +260,7 @@ main() {
 		tests=persist_boot
 		NEXT=reboot
 	else
-		tests=persist_boot,persist_modprobe,persist_unit_restart,persist_driver_reload,persist_hotplug,persist_cpu_hotplug,persist_channels
+		tests=persist_boot,persist_modprobe,persist_unit_restart,persist_driver_reload,persist_hotplug,persist_rename,persist_cpu_hotplug,persist_channels
 	fi
 	select_tests "$tests" || return 1
 	run_selected "persist boot $BOOT of $BOOTS" || return 1
