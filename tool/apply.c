@@ -349,45 +349,6 @@ static int write_or_show(struct applier *ap, struct device *dev,
 	return ret;
 }
 
-/*
- * The kernel drops offline CPUs from xps_cpus when it is written (the
- * module keeps them): compared with the wanted masks, its files would
- * differ for as long as a CPU is offline, and every apply would write
- * them again. So the masks become what the kernel can hold, with a note.
- */
-static void kernel_can_hold(const struct device *dev, hwloc_bitmap_t *masks,
-			    char **notes)
-{
-	hwloc_bitmap_t online = hwloc_bitmap_alloc();
-	hwloc_bitmap_t dropped = hwloc_bitmap_alloc();
-	char *list, *next;
-	bool many;
-
-	if (read_cpulist_file("/sys/devices/system/cpu/online", online) ||
-	    hwloc_bitmap_iszero(online))
-		goto out;	/* unknown: write the masks as they are */
-	for (unsigned int q = 0; q < dev->active_queues; q++) {
-		hwloc_bitmap_or(dropped, dropped, masks[q]);
-		hwloc_bitmap_and(masks[q], masks[q], online);
-	}
-	hwloc_bitmap_andnot(dropped, dropped, online);
-	if (hwloc_bitmap_iszero(dropped))
-		goto out;
-	list = cpulist_format(dropped);
-	many = hwloc_bitmap_weight(dropped) > 1;
-	next = xasprintf("%s%sCPU%s %s offline: the kernel's xps_cpus cannot hold %s, so %s left out of the map written and compared (apply again once %s online)",
-			 *notes ? *notes : "", *notes && **notes &&
-			 (*notes)[strlen(*notes) - 1] != '\n' ? "\n" : "",
-			 many ? "s" : "", list, many ? "them" : "it",
-			 many ? "they are" : "it is", many ? "they are" : "it is");
-	free(list);
-	free(*notes);
-	*notes = next;
-out:
-	hwloc_bitmap_free(online);
-	hwloc_bitmap_free(dropped);
-}
-
 /* Compute the rule's masks for dev and write them where they differ. */
 int apply_to(struct applier *ap, struct device *dev,
 	     const struct conf_device *rule)
@@ -413,7 +374,7 @@ int apply_to(struct applier *ap, struct device *dev,
 	if (!ret)
 		ret = device_check_possible(dev, masks) ? EXIT_FAIL : EXIT_OK;
 	if (!ret && dev->backend == BACKEND_KERNEL)
-		kernel_can_hold(dev, masks, &notes);
+		device_kernel_can_hold(dev, masks, &notes);
 	if (!ret)
 		ret = write_or_show(ap, dev, masks, what);
 	if (!ret)

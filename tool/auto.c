@@ -248,6 +248,8 @@ int cmd_auto(int argc, char **argv)
 	ret = compute(&o, &dev, masks, &notes);
 	if (ret)
 		goto out;
+	if (dev.backend == BACKEND_KERNEL)
+		device_kernel_can_hold(&dev, masks, &notes);
 	if (o.json)
 		print_json(&o, &dev, masks, notes);
 	else

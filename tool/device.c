@@ -790,6 +790,46 @@ int device_check_possible(const struct device *dev, hwloc_bitmap_t *masks)
 	return 0;
 }
 
+/*
+ * The kernel drops offline CPUs from xps_cpus when it is written (the
+ * module keeps them): for as long as a CPU is offline its files differ
+ * from the wanted masks, so every apply would write them again and auto
+ * would print a map that is not the one in place. So the masks become
+ * what the kernel can hold, with a note.
+ */
+void device_kernel_can_hold(const struct device *dev, hwloc_bitmap_t *masks,
+			    char **notes)
+{
+	hwloc_bitmap_t online = hwloc_bitmap_alloc();
+	hwloc_bitmap_t dropped = hwloc_bitmap_alloc();
+	char *list, *next;
+	bool many;
+
+	if (read_cpulist_file("/sys/devices/system/cpu/online", online) ||
+	    hwloc_bitmap_iszero(online))
+		goto out;	/* unknown: write the masks as they are */
+	for (unsigned int q = 0; q < dev->active_queues; q++) {
+		hwloc_bitmap_or(dropped, dropped, masks[q]);
+		hwloc_bitmap_and(masks[q], masks[q], online);
+	}
+	hwloc_bitmap_andnot(dropped, dropped, online);
+	if (hwloc_bitmap_iszero(dropped))
+		goto out;
+	list = cpulist_format(dropped);
+	many = hwloc_bitmap_weight(dropped) > 1;
+	next = xasprintf("%s%sCPU%s %s offline: the kernel's xps_cpus cannot hold %s, so %s left out of the map written and compared (write the map again once %s online)",
+			 *notes ? *notes : "", *notes && **notes &&
+			 (*notes)[strlen(*notes) - 1] != '\n' ? "\n" : "",
+			 many ? "s" : "", list, many ? "them" : "it",
+			 many ? "they are" : "it is", many ? "they are" : "it is");
+	free(list);
+	free(*notes);
+	*notes = next;
+out:
+	hwloc_bitmap_free(online);
+	hwloc_bitmap_free(dropped);
+}
+
 int device_write_queue(struct device *dev, unsigned int queue,
 		       hwloc_const_bitmap_t mask)
 {

@@ -117,6 +117,12 @@ int device_write_map(struct device *dev, hwloc_bitmap_t *masks,
  * and CPU, naming the device, and return -ERANGE.
  */
 int device_check_possible(const struct device *dev, hwloc_bitmap_t *masks);
+/*
+ * For the kernel backend: the masks less the offline CPUs, which the
+ * kernel's xps_cpus drops when written; a line in *notes says which.
+ */
+void device_kernel_can_hold(const struct device *dev, hwloc_bitmap_t *masks,
+			    char **notes);
 /* One queue's mask, through the backend. 0 or -errno. */
 int device_write_queue(struct device *dev, unsigned int queue,
 		       hwloc_const_bitmap_t mask);

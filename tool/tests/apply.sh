@@ -599,7 +599,7 @@ test_tool_apply_kernel_backend_offline() {
 	expect_rc 0
 	expect_eq "stdout" "eth1: applied map [eth1] (2 queues) to the kernel's xps_cpus" "$out"
 	expect_eq "stderr" "xps-steer: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused it); driver bnx2x may rewrite them on CPU hotplug or ethtool -L
-note: eth1: CPU 3 offline: the kernel's xps_cpus cannot hold it, so it is left out of the map written and compared (apply again once it is online)" "$errtext"
+note: eth1: CPU 3 offline: the kernel's xps_cpus cannot hold it, so it is left out of the map written and compared (write the map again once it is online)" "$errtext"
 	expect_eq "tx-0" "$(hexmask 4 0)" "$(ap_kxps eth1 0)"
 	expect_eq "tx-1" "$(hexmask 4 1-2)" "$(ap_kxps eth1 1)"
 	# What the kernel holds after such a write: idempotent.
@@ -607,7 +607,7 @@ note: eth1: CPU 3 offline: the kernel's xps_cpus cannot hold it, so it is left o
 	xs apply eth1
 	expect_rc 0
 	expect_eq "second" "eth1: unchanged" "$out"
-	expect_eq "second note" "note: eth1: CPU 3 offline: the kernel's xps_cpus cannot hold it, so it is left out of the map written and compared (apply again once it is online)" "$errtext"
+	expect_eq "second note" "note: eth1: CPU 3 offline: the kernel's xps_cpus cannot hold it, so it is left out of the map written and compared (write the map again once it is online)" "$errtext"
 	expect_eq "not rewritten" "$AP_OLD" "$(stat -c %Y "$(R /sys/class/net/eth1/queues/tx-0/xps_cpus)")"
 	# Back online: the CPU is written.
 	echo 0-3 >"$(R /sys/devices/system/cpu/online)"
