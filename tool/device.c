@@ -808,6 +808,8 @@ void device_kernel_can_hold(const struct device *dev, hwloc_bitmap_t *masks,
 	if (read_cpulist_file("/sys/devices/system/cpu/online", online) ||
 	    hwloc_bitmap_iszero(online))
 		goto out;	/* unknown: write the masks as they are */
+	/* Not offline but impossible: kept for device_check_possible's ERANGE. */
+	hwloc_bitmap_set_range(online, (int)possible_cpus(), -1);
 	for (unsigned int q = 0; q < dev->active_queues; q++) {
 		hwloc_bitmap_or(dropped, dropped, masks[q]);
 		hwloc_bitmap_and(masks[q], masks[q], online);

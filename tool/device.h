@@ -120,6 +120,7 @@ int device_check_possible(const struct device *dev, hwloc_bitmap_t *masks);
 /*
  * For the kernel backend: the masks less the offline CPUs, which the
  * kernel's xps_cpus drops when written; a line in *notes says which.
+ * CPUs beyond the possible ones stay, for device_check_possible to refuse.
  */
 void device_kernel_can_hold(const struct device *dev, hwloc_bitmap_t *masks,
 			    char **notes);

@@ -401,6 +401,11 @@ tx-1 2" "$out"
 	expect_eq "stderr" "note: CPU 3 offline: the kernel's xps_cpus cannot hold it, so it is left out of the map written and compared (write the map again once it is online)
 xps-steer: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused the device); driver bnx2x may rewrite it on CPU hotplug or ethtool -L" "$errtext"
 	expect_eq "tx-1" "$(hexmask 4 2)" "$(cat "$(R /sys/class/net/eth1/queues/tx-1/xps_cpus)")"
+	# A CPU beyond the possible ones is not "offline": still refused.
+	xs auto eth1 --policy one-to-one --topology "$TOPO/2s-16c-smt2.xml"
+	expect_rc 1
+	expect_eq "impossible CPU" "xps-steer: eth1: tx-0: CPU 62 is not a possible CPU (0-3)" "$(grep 'not a possible' <<<"$errtext")"
+	expect_eq "tx-1 untouched" "$(hexmask 4 2)" "$(cat "$(R /sys/class/net/eth1/queues/tx-1/xps_cpus)")"
 	fake_netdev eth0 2 virtio_net 52:54:00:aa:bb:01 0000:00:03.0
 	po_attached eth0 2
 	xs auto eth0 --policy cache --topology "$TOPO/1s-4c.xml"
