@@ -50,6 +50,10 @@
 #   make bench           cost, locality and throughput against stock selection
 #                        and the kernel's XPS; writes docs/perf.md, docs/perf.png
 #   make ci              what .ci/run runs
+#   make warm            fill every cache CI uses (host packages, guest kernel,
+#                        checkpatch, the Debian chroots, the sid QEMU tree) and
+#                        nothing else; first thing on a new machine, in the
+#                        background if you like
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
@@ -135,7 +139,10 @@ bench:
 ci:
 	.ci/run
 
+warm:
+	test/warm.sh
+
 .PHONY: all modules clean kdir-exists dkms-install dkms-uninstall deb rpm \
 	demo check check-busy check-nics check-matrix check-install check-packages check-dkms \
 	check-rpm check-version check-stress check-debug fuzz fuzz-ci \
-	fuzz-selftest bench ci
+	fuzz-selftest bench ci warm

@@ -224,7 +224,7 @@ install_conf() {	# ROOT
 need_dkms() {
 	command -v dkms >/dev/null && return 0
 	say "installing dkms"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends dkms >&2 ||
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends dkms >&2 ||
 		die "cannot install dkms"
 }
 
@@ -273,9 +273,9 @@ deps() {
 	done
 	((${#missing[@]})) || return 0
 	say "installing ${missing[*]}"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 ||
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}" >&2 ||
 		{ apt-get update -q >&2 &&
-			DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2; } ||
+			DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}" >&2; } ||
 		die "cannot install ${missing[*]}"
 }
 

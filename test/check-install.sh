@@ -64,8 +64,8 @@ for p in "${need[@]}"; do
 done
 if ((${#missing[@]})); then
 	say "installing ${missing[*]}"
-	{ apt-get install -y -q --no-install-recommends "${missing[@]}" ||
-		{ apt-get update -q && apt-get install -y -q --no-install-recommends "${missing[@]}"; }; } \
+	{ apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}" ||
+		{ apt-get update -q && apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}"; }; } \
 		>"$out/apt-host.log" 2>&1 || die "cannot install ${missing[*]} (log $out/apt-host.log)"
 fi
 "$TOP/scripts/pkg.sh" deps

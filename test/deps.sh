@@ -57,4 +57,4 @@ if ((!updated)); then
 	find_missing
 fi
 echo "deps.sh: installing ${missing[*]}" >&2
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -59,7 +59,7 @@ fetch() {
 
 	# Headers for out-of-tree module builds (KDIR), same ABI as the image.
 	if ! dpkg-query -W -f='${db:Status-Status}' "linux-headers-$abi" 2>/dev/null | grep -qx installed; then
-		apt-get install -y -q --no-install-recommends "linux-headers-$abi" >&2
+		apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "linux-headers-$abi" >&2
 	fi
 	echo "$cache"
 }

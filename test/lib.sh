@@ -256,7 +256,7 @@ mirror() {
 root_bootstrap() {	# NAME DIST DIR LOG
 	local name=$1 dist=$2 dir=$3 logf=$4 m t
 	command -v debootstrap >/dev/null || DEBIAN_FRONTEND=noninteractive \
-		apt-get install -y -q debootstrap >>"$logf" 2>&1 || die "cannot install debootstrap"
+		apt-get -o DPkg::Lock::Timeout=600 install -y -q debootstrap >>"$logf" 2>&1 || die "cannot install debootstrap"
 	m=$(mirror)
 	t=$(now_us)
 	say "$name: debootstrap --variant=minbase $dist from $m (log $logf)"

@@ -77,7 +77,7 @@ if ((${#missing[@]})); then
 	echo "fuzz: installing ${missing[*]}" >&2
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 out=${XPS_STEER_FUZZ_OUT:-$(mktemp -d /tmp/xps_steer-fuzz.XXXXXX)}
