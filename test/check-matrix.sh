@@ -32,9 +32,11 @@
 # docs/compat-eras.md verbatim.
 # Logs: XPS_STEER_OUT (default a new /tmp/xps_steer-matrix.*), one
 # directory per suite. Exit status: 0 iff every suite passed every step.
-# Boots take XPS_STEER_QEMU_LOCK (default /var/cache/xps_steer/qemu.lock),
-# so only one QEMU guest runs at a time on the machine; each boot has a
-# hard limit of XPS_STEER_MATRIX_TIMEOUT seconds (default 1500).
+# Boots take XPS_STEER_QEMU_LOCK (default /var/cache/xps_steer/qemu.lock,
+# shared with check-nics.sh), so only one of their guests runs at a time;
+# .ci/run gives the matrix a lock of its own, one guest beside make
+# check's. Each boot has a hard limit of XPS_STEER_MATRIX_TIMEOUT seconds
+# (default 1500).
 # XPS_STEER_MATRIX_BOOT=0 skips the boots (a quick build + DKMS round while
 # developing; the boots are then "not run" and the run fails).
 # XPS_STEER_MATRIX_SHORT="SUITE..." boots these suites with the short lane
