@@ -1,16 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # foreign.sh - another module copies a device's net_device_ops and installs
-# its copy, as DSA did to a switch's master device before 5.9 (issue 13,
-# defect 1): test/modules/ops_copier.ko (`modprobe ops_copier dev=NAME`,
-# installed in the guest by vm.sh --ko). Once its copy of xps_steer's copy
+# its copy, as DSA did to a switch's master device before 5.9:
+# test/modules/ops_copier.ko (`modprobe ops_copier dev=NAME`, installed in
+# the guest by vm.sh --ko). Once its copy of xps_steer's copy
 # is installed, that copy leads to xps_steer's hook, so xps_steer must not
 # go away until the copier has put xps_steer's copy back.
 # Sourced by suite.sh (the runner); helpers in lib.sh. Each test uses a
 # dummy of its own (dumc, created afresh) and leaves neither module loaded.
-# Without the fix of issue 13, defect 1 (each attached device holds a
-# module reference; dev= refuses to detach while such a copy is in), the
-# first test crashes the guest. Rows R13 and R14 of docs/bad-input.md.
+# Without the module reference each attached device holds, and without
+# dev= refusing to detach while such a copy is in, the first test crashes
+# the guest. Rows R13 and R14 of docs/bad-input.md.
 
 test_def ops_copied_after_attach "ops copied after attach (pre-5.9 DSA): rmmod xps_steer refused while the copy leads to its hook, steering per packet, no crash; dev= detach EBUSY until the copier is gone"
 test_def ops_copied_before_attach "ops copied before attach: xps_steer steers through a copy of the copier's copy; the copier puts the driver's ops back (stock selection); xps_steer detaches with a log line, no WARNING"

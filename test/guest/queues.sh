@@ -33,7 +33,7 @@ ethtool_L() {
 
 # link_settled DEV: DEV has its carrier (veth's ethtool -L drops and
 # restores it), then 1 s more, so that linkwatch has handled the change
-# (NETDEV_CHANGE: before issue 13 the module refreshed its tree there, so
+# (NETDEV_CHANGE: an earlier module refreshed its tree there, so
 # what is checked afterwards does not depend on who ran first).
 link_settled() {
 	wait_until 5 carrier_on "$1" || { fail "$1 has no carrier 5 s after ethtool -L"; return 1; }
