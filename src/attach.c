@@ -4,10 +4,14 @@
  * attaching to those devices as they register, following renames,
  * detaching when they go away or leave the list.
  *
- * Attaching copies the device's net_device_ops into a slot (slots.c),
- * sets our ndo_select_queue in the copy and publishes the copy in the
- * device, all under rtnl. Detaching puts the original back, and gives
- * the slot back only when no CPU can still be calling through it.
+ * A device is served in one of two modes. Steer: attaching copies the
+ * device's net_device_ops into a slot (slots.c), sets our
+ * ndo_select_queue in the copy and publishes the copy in the device, all
+ * under rtnl; detaching puts the original back, and gives the slot back
+ * only when no CPU can still be calling through it. Guard, for devices
+ * whose ops we must leave alone but whose packets the kernel's XPS map
+ * steers: our masks are kept in that map (guard.c); nothing of the
+ * device is changed but its map.
  *
  * Each attached device holds a reference on the module, so the module
  * cannot be unloaded while its code may be reached through a device: it
@@ -48,6 +52,12 @@ static bool name_requested(const char *name)
 	return xps_steer_names_has(&requested, name);
 }
 
+/* Whether dev= names the device with ":guard". */
+static bool guard_requested(const char *name)
+{
+	return xps_steer_names_guard(&requested, name);
+}
+
 /*
  * Comma-separated names into list ("" is no name); on anything we would
  * not act on, logs the first bad entry and fails.
@@ -82,6 +92,10 @@ static int parse_names(struct xps_steer_names *list, const char *names)
 		pr_err("%s: dev=: more than %d devices named\n", err.entry,
 		       XPS_STEER_MAX_DEVS);
 		break;
+	case XPS_STEER_NAMES_BAD_MODE:
+		pr_err("%s: dev=: unknown mode; the one mode a name may ask for is '%s'\n",
+		       err.entry, XPS_STEER_GUARD_SUFFIX);
+		break;
 	}
 	kfree(copy);
 	return ret;
@@ -104,6 +118,7 @@ static void free_dev(struct xps_steer_dev *xdev)
 {
 	xps_steer_model_free(xdev);
 	xps_steer_counters_free(xdev);
+	xps_steer_guard_free(xdev);
 	kvfree(xdev->queue_dirs);
 	kfree(xdev);
 }
@@ -156,15 +171,31 @@ static struct xps_steer_dev *lookup_dev(const struct net_device *dev)
 	return NULL;
 }
 
-/* Why dev cannot be attached, logged and kept for status; false if it can be. */
-static bool refuse(const struct net_device *dev)
+/* How a device is to be served: attach()'s choice. */
+struct mode_choice {
+	enum xps_steer_mode mode;
+	enum xps_steer_guard_why why;	/* guard only */
+	const char *driver;		/* denylisted: the entry's driver */
+	const char *reason;		/* denylisted: its reason */
+};
+
+/*
+ * Choose how to serve dev: steer where our copy of its ops is safe and
+ * sees every packet's choice, guard where the driver must keep its ops
+ * or its own selection but that selection reads the kernel's XPS map.
+ * False, logged and kept for status, if neither can serve it.
+ */
+static bool choose_mode(const struct net_device *dev, bool asked_guard,
+			struct mode_choice *c)
 {
 	const char *driver, *why;
 
+	/* Steer unless a reason to guard is found: every field is set. */
+	*c = (struct mode_choice){ .mode = XPS_STEER_MODE_STEER };
 	if (dev->num_tx_queues < 2) {
 		pr_warn("%s: refused: single-queue device\n", dev->name);
 		xps_steer_status_refused(dev, XPS_STEER_SINGLE_QUEUE, NULL, 0);
-		return true;
+		return false;
 	}
 	/* Queue numbers are u16, and U16_MAX means "no queue" to the core. */
 	if (dev->num_tx_queues > XPS_STEER_MAX_QUEUES) {
@@ -172,21 +203,49 @@ static bool refuse(const struct net_device *dev)
 			dev->name, dev->num_tx_queues, XPS_STEER_MAX_QUEUES);
 		xps_steer_status_refused(dev, XPS_STEER_TOO_MANY_QUEUES, NULL,
 					 dev->num_tx_queues);
-		return true;
+		return false;
 	}
-	if (xps_steer_denied(dev, &driver, &why)) {
-		pr_warn("%s: refused: driver %s recognises its devices by their netdev_ops pointer (%s)\n",
+	if (dev->netdev_ops->ndo_select_queue &&
+	    xps_steer_ignores_xps(dev, &driver, &why)) {
+		pr_warn("%s: refused: driver %s picks its queues without the kernel's XPS map (%s)\n",
 			dev->name, driver, why);
-		xps_steer_status_refused(dev, XPS_STEER_DENYLISTED, driver, 0);
-		return true;
+		xps_steer_status_refused(dev, XPS_STEER_IGNORES_XPS, driver, 0);
+		return false;
 	}
-	if (dev->netdev_ops->ndo_select_queue) {
-		pr_warn("%s: refused: driver has its own ndo_select_queue\n",
+	if (asked_guard)
+		c->why = XPS_STEER_GUARD_REQUESTED;
+	else if (xps_steer_denied(dev, &c->driver, &c->reason))
+		c->why = XPS_STEER_GUARD_DENYLISTED;
+	else if (dev->netdev_ops->ndo_select_queue)
+		c->why = XPS_STEER_GUARD_OWN_SELECT_QUEUE;
+	else
+		return true;
+	c->mode = XPS_STEER_MODE_GUARD;
+	if (!xps_steer_guard_supported()) {
+		pr_warn("%s: refused: it can only be guarded, and this kernel has no XPS map (CONFIG_XPS)\n",
 			dev->name);
-		xps_steer_status_refused(dev, XPS_STEER_OWN_SELECT_QUEUE, NULL, 0);
-		return true;
+		xps_steer_status_refused(dev, XPS_STEER_NO_KERNEL_XPS, NULL, 0);
+		return false;
 	}
-	return false;
+	return true;
+}
+
+/* The attach line: the mode, and for guard mode why. */
+static void log_attached(const struct xps_steer_dev *xdev,
+			 const struct mode_choice *c)
+{
+	if (c->mode == XPS_STEER_MODE_STEER)
+		pr_info("%s: attached (%u tx queues)\n", xdev->name,
+			xdev->nr_queues);
+	else if (c->why == XPS_STEER_GUARD_REQUESTED)
+		pr_info("%s: attached in guard mode, as dev= asks (%u tx queues)\n",
+			xdev->name, xdev->nr_queues);
+	else if (c->why == XPS_STEER_GUARD_DENYLISTED)
+		pr_info("%s: attached in guard mode: driver %s recognises its devices by their netdev_ops pointer (%s) (%u tx queues)\n",
+			xdev->name, c->driver, c->reason, xdev->nr_queues);
+	else
+		pr_info("%s: attached in guard mode: driver has its own ndo_select_queue (%u tx queues)\n",
+			xdev->name, xdev->nr_queues);
 }
 
 /*
@@ -204,18 +263,34 @@ static void pin_if_unsafe(void)
 	pr_notice("preemptible kernel without Tasks RCU: xps_steer cannot be unloaded once attached\n");
 }
 
-/* A new, unpublished xdev with its masks; NULL if out of memory. */
-static struct xps_steer_dev *alloc_dev(struct net_device *dev)
+/*
+ * A new, unpublished xdev with its masks and what its mode needs; NULL
+ * if out of memory.
+ */
+static struct xps_steer_dev *alloc_dev(struct net_device *dev,
+				       const struct mode_choice *c,
+				       bool asked_guard)
 {
 	struct xps_steer_dev *xdev;
+	int err;
 
 	xdev = kzalloc(sizeof(*xdev), GFP_KERNEL);
 	if (!xdev)
 		return NULL;
 	xdev->dev = dev;
+	xdev->mode = c->mode;
+	xdev->guard_why = c->why;
+	xdev->guard_driver = c->driver;
+	xdev->asked_guard = asked_guard;
 	strscpy(xdev->name, dev->name, sizeof(xdev->name));
 	strscpy(xdev->attached_as, dev->name, sizeof(xdev->attached_as));
-	if (xps_steer_model_init(xdev) || xps_steer_counters_init(xdev))
+	if (xps_steer_model_init(xdev))
+		goto err;
+	if (c->mode == XPS_STEER_MODE_STEER)
+		err = xps_steer_counters_init(xdev);
+	else
+		err = xps_steer_guard_init_dev(xdev);
+	if (err)
 		goto err;
 	xdev->queue_dirs = kvcalloc(xdev->nr_queues, sizeof(*xdev->queue_dirs),
 				    GFP_KERNEL);
@@ -227,19 +302,58 @@ err:
 	return NULL;
 }
 
+/*
+ * Find xdev a slot and fill it with a copy of the device's ops that leads
+ * to our hook; false if every slot is in use or kept. Caller holds
+ * xps_steer_lock.
+ */
+static bool fill_slot(struct xps_steer_dev *xdev)
+{
+	struct net_device *dev = xdev->dev;
+
+	xdev->slot = xps_steer_slot_get(dev);
+	if (!xdev->slot) {
+		/*
+		 * Slots of devices detached within the last grace period come
+		 * back when the reaper has run: after a burst of detaches, wait
+		 * for it once rather than refuse. It takes no rtnl; the wait
+		 * under rtnl is one grace period, and only on this path.
+		 */
+		mutex_unlock(&xps_steer_lock);
+		flush_work(&reap_work);
+		mutex_lock(&xps_steer_lock);
+		xdev->slot = xps_steer_slot_get(dev);
+	}
+	if (!xdev->slot)
+		return false;
+	xdev->orig_ops = dev->netdev_ops;
+	xps_steer_copy_ops(&xdev->slot->ops, dev->netdev_ops);
+	xps_steer_hook_ops(&xdev->slot->ops);
+	xdev->slot->counters = xdev->counters;
+	xdev->slot->reason_counters = xdev->counters->reasons;
+	xdev->slot->queue_counters = xdev->counters->queues[0];
+	/* Counters first: the hook's slot search reads dev first. */
+	smp_store_release(&xdev->slot->dev, dev);
+	return true;
+}
+
 static void attach(struct net_device *dev)
 {
+	bool asked_guard = guard_requested(dev->name);
 	struct xps_steer_dev *xdev;
+	struct mode_choice c;
+	bool steer;
 	int err;
 
 	ASSERT_RTNL();
-	if (refuse(dev))
+	if (!choose_mode(dev, asked_guard, &c))
 		return;
+	steer = c.mode == XPS_STEER_MODE_STEER;
 	/* Held while attached; nothing attaches while the module goes away. */
 	if (!try_module_get(THIS_MODULE))
 		return;
 
-	xdev = alloc_dev(dev);
+	xdev = alloc_dev(dev, &c, asked_guard);
 	if (!xdev) {
 		pr_err("%s: not attached: out of memory\n", dev->name);
 		xps_steer_status_refused(dev, XPS_STEER_NO_MEMORY, NULL, 0);
@@ -255,32 +369,12 @@ static void attach(struct net_device *dev)
 	}
 
 	mutex_lock(&xps_steer_lock);
-	xdev->slot = xps_steer_slot_get(dev);
-	if (!xdev->slot) {
-		/*
-		 * Slots of devices detached within the last grace period come
-		 * back when the reaper has run: after a burst of detaches, wait
-		 * for it once rather than refuse. It takes no rtnl; the wait
-		 * under rtnl is one grace period, and only on this path.
-		 */
-		mutex_unlock(&xps_steer_lock);
-		flush_work(&reap_work);
-		mutex_lock(&xps_steer_lock);
-		xdev->slot = xps_steer_slot_get(dev);
-	}
-	if (xdev->slot) {
-		xdev->orig_ops = dev->netdev_ops;
-		xps_steer_copy_ops(&xdev->slot->ops, dev->netdev_ops);
-		xps_steer_hook_ops(&xdev->slot->ops);
-		xdev->slot->counters = xdev->counters;
-		xdev->slot->reason_counters = xdev->counters->reasons;
-		xdev->slot->queue_counters = xdev->counters->queues[0];
-		/* Counters first: the hook's slot search reads dev first. */
-		smp_store_release(&xdev->slot->dev, dev);
+	if (!steer || fill_slot(xdev))
 		list_add_tail(&xdev->node, &xps_steer_devices);
-	}
+	if (!steer)
+		xps_steer_guard_start(xdev);
 	mutex_unlock(&xps_steer_lock);
-	if (!xdev->slot) {
+	if (steer && !xdev->slot) {
 		/* All in use, or kept for good (see detach()). */
 		xps_steer_sysfs_del_dev(xdev);
 		free_dev(xdev);
@@ -289,11 +383,13 @@ static void attach(struct net_device *dev)
 		xps_steer_status_refused(dev, XPS_STEER_NO_SLOT, NULL, 0);
 		goto err_put;
 	}
-	/* The copy and its slot are complete before any CPU can call it. */
-	smp_store_release(&dev->netdev_ops, &xdev->slot->ops);
-	pin_if_unsafe();
+	if (steer) {
+		/* The copy and its slot are complete before any CPU can call it. */
+		smp_store_release(&dev->netdev_ops, &xdev->slot->ops);
+		pin_if_unsafe();
+	}
 
-	pr_info("%s: attached (%u tx queues)\n", xdev->name, xdev->nr_queues);
+	log_attached(xdev, &c);
 	/* Last: a udev rule may write the masks as soon as it hears. */
 	xps_steer_event(xdev, KOBJ_ADD, NULL);
 	return;
@@ -322,6 +418,8 @@ enum xps_steer_hook xps_steer_hook_state(const struct xps_steer_dev *xdev)
 	const struct net_device_ops *now = xdev->dev->netdev_ops;
 
 	ASSERT_RTNL();
+	if (!xdev->slot)
+		return XPS_STEER_HOOK_NONE;
 	if (now == &xdev->slot->ops)
 		return XPS_STEER_HOOK_INSTALLED;
 	if (now->ndo_select_queue == xdev->slot->ops.ndo_select_queue)
@@ -333,6 +431,27 @@ enum xps_steer_hook xps_steer_hook_state(const struct xps_steer_dev *xdev)
 static bool copied_by_someone(const struct xps_steer_dev *xdev)
 {
 	return xps_steer_hook_state(xdev) == XPS_STEER_HOOK_COPIED;
+}
+
+/*
+ * Stop guarding xdev and drop its module reference. The kernel's map
+ * stays as we last wrote it: the operator's map, until the driver
+ * rewrites it.
+ */
+static void detach_guarded(struct xps_steer_dev *xdev)
+{
+	ASSERT_RTNL();
+	mutex_lock(&xps_steer_lock);
+	list_del(&xdev->node);
+	xps_steer_guard_stop(xdev);
+	mutex_unlock(&xps_steer_lock);
+
+	xps_steer_event(xdev, KOBJ_REMOVE, NULL);
+	xps_steer_sysfs_del_dev(xdev);
+	reap_later(xdev);
+	pr_info("%s: detached; its kernel XPS map stays as xps_steer last wrote it\n",
+		xdev->name);
+	module_put(THIS_MODULE);
 }
 
 /*
@@ -349,10 +468,15 @@ static void detach(struct xps_steer_dev *xdev)
 {
 	struct net_device *dev = xdev->dev;
 	struct xps_steer_slot *slot = xdev->slot;
-	bool ours = dev->netdev_ops == &slot->ops;
-	bool copied = copied_by_someone(xdev);
+	bool ours, copied;
 
 	ASSERT_RTNL();
+	if (xdev->mode == XPS_STEER_MODE_GUARD) {
+		detach_guarded(xdev);
+		return;
+	}
+	ours = dev->netdev_ops == &slot->ops;
+	copied = copied_by_someone(xdev);
 	if (ours)
 		WRITE_ONCE(dev->netdev_ops, xdev->orig_ops);
 
@@ -361,7 +485,7 @@ static void detach(struct xps_steer_dev *xdev)
 	WRITE_ONCE(slot->dev, NULL);
 	xps_steer_model_unpublish(xdev);
 	if (!ours || !XPS_STEER_CAN_WAIT_FOR_SENDERS) {
-		/* We refuse drivers with their own hook: theirs is NULL. */
+		/* Steered drivers have no hook of their own: theirs is NULL. */
 		WRITE_ONCE(slot->ops.ndo_select_queue, NULL);
 		xps_steer_slot_keep(slot);
 		xdev->slot = NULL;
@@ -446,7 +570,9 @@ const char *xps_steer_requested_name(unsigned int i)
 /* The list of names as one string, for reading dev=; NULL if no memory. */
 static char *names_string(void)
 {
-	char *str = kzalloc(XPS_STEER_MAX_DEVS * IFNAMSIZ, GFP_KERNEL);
+	char *str = kzalloc(XPS_STEER_MAX_DEVS *
+			    (IFNAMSIZ + sizeof(XPS_STEER_GUARD_SUFFIX)),
+			    GFP_KERNEL);
 	unsigned int i;
 
 	if (!str)
@@ -456,16 +582,33 @@ static char *names_string(void)
 		if (i)
 			strcat(str, ",");
 		strcat(str, requested.name[i]);
+		if (requested.guard[i])
+			strcat(str, XPS_STEER_GUARD_SUFFIX);
 	}
 	mutex_unlock(&xps_steer_lock);
 	return str;
 }
 
 /*
+ * Whether list names xdev (under its name now or the one it was attached
+ * under) in the mode it was asked in: a changed mode attaches it anew.
+ */
+static bool still_listed(const struct xps_steer_names *list,
+			 const struct xps_steer_dev *xdev)
+{
+	const char *name = xdev->name;
+
+	if (!xps_steer_names_has(list, name))
+		name = xdev->attached_as;
+	return xps_steer_names_has(list, name) &&
+	       xps_steer_names_guard(list, name) == xdev->asked_guard;
+}
+
+/*
  * dev= written at runtime: the new list replaces the old one. Devices no
  * longer named (under their name now or the one they were attached
- * under) are detached; named devices that exist are attached now, the
- * others when they register. All or nothing.
+ * under), or named in another mode, are detached; named devices that
+ * exist are attached now, the others when they register. All or nothing.
  */
 static int set_names(const char *val)
 {
@@ -491,8 +634,7 @@ static int set_names(const char *val)
 
 	rtnl_lock();
 	list_for_each_entry(xdev, &xps_steer_devices, node) {
-		if (xps_steer_names_has(list, xdev->name) ||
-		    xps_steer_names_has(list, xdev->attached_as))
+		if (still_listed(list, xdev))
 			continue;
 		if (copied_by_someone(xdev)) {
 			err = -EBUSY;
@@ -507,8 +649,7 @@ static int set_names(const char *val)
 	/* Refusals are found again below, for the names still listed. */
 	xps_steer_status_forget(NULL);
 	list_for_each_entry_safe(xdev, tmp, &xps_steer_devices, node)
-		if (!xps_steer_names_has(list, xdev->name) &&
-		    !xps_steer_names_has(list, xdev->attached_as))
+		if (!still_listed(list, xdev))
 			detach(xdev);
 	for (i = 0; i < list->nr; i++) {
 		struct net_device *dev = __dev_get_by_name(&init_net,

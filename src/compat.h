@@ -30,6 +30,7 @@
  * with linux/slab.h from 4.18 on, when struct_size() appeared.)
  */
 #include <linux/bitmap.h>
+#include <linux/cpu.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
@@ -43,6 +44,10 @@
 #include <net/sock.h>
 
 #include "xps_steer_config.h"
+
+#ifdef XPS_STEER_HAVE_SCHED_SIGNAL_H
+#include <linux/sched/signal.h>
+#endif
 
 /* ndo_select_queue: one of these prototypes (see select.c for each era). */
 #if defined(XPS_STEER_HAVE_SELECT_QUEUE_SB_DEV) && \
@@ -322,6 +327,98 @@ static inline void xps_steer_copy_ops(struct net_device_ops *copy,
 	*copy = *ops;
 #endif
 }
+
+#ifndef XPS_STEER_HAVE_CPUS_READ_LOCK
+#undef cpus_read_lock
+#undef cpus_read_unlock
+#define cpus_read_lock()	get_online_cpus()
+#define cpus_read_unlock()	put_online_cpus()
+#endif
+
+/*
+ * The kernel's own XPS map of CPUs, for guard mode: the device's map, the
+ * number of ids (CPUs) and of traffic classes it is indexed by, and the
+ * entry of an index (id * traffic classes + class). The kernel's writers
+ * change it under rtnl: what is read without rtnl, under RCU only, is a
+ * hint (on <= 5.12 the stride is the device's num_tc now).
+ */
+#if IS_ENABLED(CONFIG_XPS)
+#if defined(XPS_STEER_HAVE_XPS_MAPS_TYPED)
+#define xps_steer_kernel_cpu_maps(dev) \
+	rcu_dereference_rtnl((dev)->xps_maps[XPS_CPUS])
+#define xps_steer_kernel_maps_ids(maps)		((maps)->nr_ids)
+#define xps_steer_kernel_maps_tcs(dev, maps)	((maps)->num_tc)
+#define xps_steer_kernel_map_at(maps, i) \
+	rcu_dereference_rtnl((maps)->attr_map[i])
+#elif defined(XPS_STEER_HAVE_XPS_CPUS_MAP)
+#define xps_steer_kernel_cpu_maps(dev) \
+	rcu_dereference_rtnl((dev)->xps_cpus_map)
+#define xps_steer_kernel_maps_ids(maps)		nr_cpu_ids
+#define xps_steer_kernel_maps_tcs(dev, maps) \
+	max_t(int, READ_ONCE((dev)->num_tc), 1)
+#define xps_steer_kernel_map_at(maps, i) \
+	rcu_dereference_rtnl((maps)->attr_map[i])
+#else
+#define xps_steer_kernel_cpu_maps(dev) rcu_dereference_rtnl((dev)->xps_maps)
+#define xps_steer_kernel_maps_ids(maps)		nr_cpu_ids
+#ifdef XPS_STEER_HAVE_NETDEV_TXQ_TO_TC
+#define xps_steer_kernel_maps_tcs(dev, maps) \
+	max_t(int, READ_ONCE((dev)->num_tc), 1)
+#else
+#define xps_steer_kernel_maps_tcs(dev, maps)	1
+#endif
+#define xps_steer_kernel_map_at(maps, i) \
+	rcu_dereference_rtnl((maps)->cpu_map[i])
+#endif
+
+/*
+ * The kernel's receive-queue map, guarded where the maps are an array with
+ * their own nr_ids: there __netif_set_xps_queue() takes the map's type and
+ * wants the CPU hotplug lock, as the kernel's own xps_rxqs file takes it.
+ * Before, the rxqs map's size and locking differ by kernel, so guard mode
+ * keeps the CPU map only.
+ */
+#ifdef XPS_STEER_HAVE_XPS_MAPS_TYPED
+#define XPS_STEER_KERNEL_RXQS	1
+#define xps_steer_kernel_rxqs_maps(dev) \
+	rcu_dereference_rtnl((dev)->xps_maps[XPS_RXQS])
+
+static inline int xps_steer_set_kernel_rxqs(struct net_device *dev,
+					    const unsigned long *mask,
+					    unsigned int queue)
+{
+	int err;
+
+	cpus_read_lock();
+	err = __netif_set_xps_queue(dev, mask, queue, XPS_RXQS);
+	cpus_read_unlock();
+	return err;
+}
+#else
+#define XPS_STEER_KERNEL_RXQS	0
+#define xps_steer_kernel_rxqs_maps(dev)	((struct xps_dev_maps *)NULL)
+
+static inline int xps_steer_set_kernel_rxqs(struct net_device *dev,
+					    const unsigned long *mask,
+					    unsigned int queue)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
+/* The traffic class of a queue in the kernel's map; -1: in none. */
+static inline int xps_steer_kernel_queue_tc(struct net_device *dev,
+					    unsigned int queue)
+{
+#ifdef XPS_STEER_HAVE_NETDEV_TXQ_TO_TC
+	return READ_ONCE(dev->num_tc) > 0 ? netdev_txq_to_tc(dev, queue) : 0;
+#else
+	return 0;
+#endif
+}
+#else
+#define XPS_STEER_KERNEL_RXQS	0
+#endif /* CONFIG_XPS */
 
 #endif /* XPS_STEER_PROBE */
 #endif /* XPS_STEER_COMPAT_H */

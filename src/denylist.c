@@ -1,13 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * What attach.c needs to know of drivers, in two tables.
+ *
  * Drivers whose devices we must never wrap: they recognise their own
  * devices by comparing dev->netdev_ops with their ops table, so a device
  * carrying our copy of the ops stops being theirs, with consequences
- * ranging from lost features to corrupted private data.
+ * ranging from lost features to corrupted private data. Those devices
+ * are guarded instead (guard.c), which leaves their ops alone.
+ *
+ * Drivers whose own ndo_select_queue never consults the kernel's XPS
+ * map: neither mode can steer them, so they are refused. Any other
+ * driver with its own ndo_select_queue is guarded: most end in
+ * netdev_pick_tx(), which reads the kernel's map.
  *
  * scripts/drivers-md.sh writes docs/drivers.md from this file: the
- * table below, with each entry's citation, and the list of comparisons
- * that are not listed, further down. Keep both in their format.
+ * tables below, with each entry's citation, and the list of comparisons
+ * that are not listed, further down. Keep them in their format.
  */
 #include <linux/device.h>
 #include <linux/netdevice.h>
@@ -180,6 +188,41 @@ static const struct xps_steer_denied xps_steer_denylist[] = {
 };
 
 /*
+ * NO_XPS(match, name, why, cite, kernels): a driver whose own selection
+ * never reads the kernel's XPS map, with the same fields as DENY(). This
+ * table is consulted first: some of these are on the denylist too.
+ */
+#define NO_XPS(match, name, why, cite, kernels) \
+	{ XPS_STEER_BY_##match, name, why }
+
+static const struct xps_steer_denied xps_steer_no_xps_list[] = {
+	NO_XPS(KIND, "bond",
+	       "the recorded receive queue, else queue 0",
+	       "drivers/net/bonding/bond_main.c:5451 bond_select_queue(): skb_rx_queue_recorded() ? skb_get_rx_queue() : 0; the slave's own selection runs when the packet reaches it",
+	       "all"),
+	NO_XPS(KIND, "team",
+	       "the recorded receive queue, else queue 0",
+	       "drivers/net/team/team.c:1783 team_select_queue(), the same as bonding's",
+	       "all"),
+	NO_XPS(KIND, "tun",
+	       "its flow table or eBPF steering program",
+	       "drivers/net/tun.c:561 tun_select_queue(): tun_ebpf_select_queue() or tun_automq_select_queue()",
+	       "all"),
+	NO_XPS(DRIVER, "hv_netvsc",
+	       "the socket's queue and the host's send indirection table; with a VF, the VF's own selection",
+	       "drivers/net/hyperv/netvsc_drv.c:295 netvsc_select_queue(): netvsc_pick_tx() uses sk_tx_queue_get() and the tx_table; on Azure the VF (mlx5, mana) is the device to guard",
+	       "all"),
+	NO_XPS(DRIVER, "mana",
+	       "the socket's queue, else the flow hash over its RSS indirection table",
+	       "drivers/net/ethernet/microsoft/mana/mana_en.c:491 mana_select_queue(): sk_tx_queue_get(), else mana_get_tx_queue() from skb_get_hash()",
+	       "all"),
+	NO_XPS(DRIVER, "vif",
+	       "the flow hash modulo its queues (xen-netfront)",
+	       "drivers/net/xen-netfront.c:585 xennet_select_queue(): skb_get_hash() % real_num_tx_queues",
+	       "all"),
+};
+
+/*
  * Compared in 6.1.192 but not listed, each with the reason:
  * - bnxt_en: drivers/net/ethernet/broadcom/bnxt/bnxt_vfr.c:255
  *   bnxt_dev_is_vf_rep() compares only its VF representors, which are
@@ -242,6 +285,22 @@ static bool xps_steer_matches(const struct xps_steer_denied *entry,
 	return false;
 }
 
+static bool find(const struct xps_steer_denied *list, size_t n,
+		 const struct net_device *dev, const char **driver,
+		 const char **why)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (xps_steer_matches(&list[i], dev)) {
+			*driver = list[i].name;
+			*why = list[i].why;
+			return true;
+		}
+	}
+	return false;
+}
+
 /*
  * True if dev must not be wrapped; *driver and *why then say which
  * driver and the reason, for the log line.
@@ -249,14 +308,17 @@ static bool xps_steer_matches(const struct xps_steer_denied *entry,
 bool xps_steer_denied(const struct net_device *dev, const char **driver,
 		      const char **why)
 {
-	unsigned int i;
+	return find(xps_steer_denylist, ARRAY_SIZE(xps_steer_denylist), dev,
+		    driver, why);
+}
 
-	for (i = 0; i < ARRAY_SIZE(xps_steer_denylist); i++) {
-		if (xps_steer_matches(&xps_steer_denylist[i], dev)) {
-			*driver = xps_steer_denylist[i].name;
-			*why = xps_steer_denylist[i].why;
-			return true;
-		}
-	}
-	return false;
+/*
+ * True if dev's driver picks its queues without the kernel's XPS map;
+ * *driver and *why then say which driver and how it picks them.
+ */
+bool xps_steer_ignores_xps(const struct net_device *dev, const char **driver,
+			   const char **why)
+{
+	return find(xps_steer_no_xps_list, ARRAY_SIZE(xps_steer_no_xps_list),
+		    dev, driver, why);
 }

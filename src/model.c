@@ -24,7 +24,12 @@
  * among the sending CPU's queues those of the packet's class. Only a
  * write to a queue that is in no class is refused, like the kernel's.
  *
- * Everything here runs under xps_steer_lock.
+ * In guard mode the masks go into the kernel's own map instead (guard.c),
+ * queue by queue as the kernel takes them: no map of ours is published,
+ * and a map write is not one atomic change there.
+ *
+ * Everything here runs under xps_steer_lock, and for a guarded device
+ * also under rtnl, which the kernel's map is written under.
  */
 #include <linux/bitmap.h>
 #include <linux/err.h>
@@ -81,6 +86,28 @@ static void replace_map(struct xps_steer_map __rcu **where,
 		kvfree_rcu(old, rcu);
 }
 
+/*
+ * The masks take effect: steer mode builds the per-CPU map from them and
+ * publishes it for the TX path, guard mode writes them into the kernel's
+ * map. 0, or why nothing took effect (steer), or why the kernel refused
+ * one of queues, the queues the write set (guard): a queue it refuses
+ * fails only a write that set that queue.
+ */
+static int publish_masks(struct xps_steer_dev *xdev,
+			 const unsigned long *queues)
+{
+	struct xps_steer_map *map;
+
+	if (xdev->mode == XPS_STEER_MODE_GUARD)
+		return xps_steer_guard_apply(xdev, false, queues);
+	map = xps_steer_map_build(xdev->masks, xdev->mask_longs,
+				  xdev->nr_queues, nr_cpu_ids);
+	if (IS_ERR(map))
+		return PTR_ERR(map);
+	replace_map(&xdev->slot->map, map);
+	return 0;
+}
+
 /* Stop steering: the TX path finds no map from now on. */
 void xps_steer_model_unpublish(struct xps_steer_dev *xdev)
 {
@@ -97,8 +124,8 @@ void xps_steer_model_unpublish(struct xps_steer_dev *xdev)
  * TX path reads them: a class change racing the check is no different
  * from one just after it, which leaves the masks as they are.
  */
-static const char *class_refusal(const struct net_device *dev,
-				 unsigned int queue)
+const char *xps_steer_class_refusal(const struct net_device *dev,
+				    unsigned int queue)
 {
 	int num_tc = READ_ONCE(dev->num_tc);
 	int tc;
@@ -185,7 +212,7 @@ static int check_classes(struct xps_steer_dev *xdev, const unsigned long *next)
 		if (bitmap_empty(next + (size_t)queue * xdev->mask_longs,
 				 nr_cpu_ids))
 			continue;
-		why = class_refusal(xdev->dev, queue);
+		why = xps_steer_class_refusal(xdev->dev, queue);
 		if (why) {
 			pr_warn_ratelimited("%s: map write rejected: tx-%u: %s (%d)\n",
 					    xdev->name, queue, why, -EINVAL);
@@ -195,10 +222,27 @@ static int check_classes(struct xps_steer_dev *xdev, const unsigned long *next)
 	return 0;
 }
 
+/* The queues whose CPU masks next changes, into changed. */
+static void changed_queues(struct xps_steer_dev *xdev,
+			   const unsigned long *next, unsigned long *changed)
+{
+	unsigned int queue;
+	size_t at;
+
+	bitmap_zero(changed, xdev->nr_queues);
+	for (queue = 0; queue < xdev->nr_queues; queue++) {
+		at = (size_t)queue * xdev->mask_longs;
+		if (!bitmap_equal(next + at, xdev->masks + at, nr_cpu_ids))
+			__set_bit(queue, changed);
+	}
+}
+
 /*
  * Replace every mask with those of a map text (maptext.c, which cuts
  * text, text[len] == '\0', in place) and publish the map built from them
- * once; all or nothing. Logs why it refuses, with the line at fault.
+ * once; all or nothing. In guard mode that is as far as the kernel's map
+ * lets us put back what it took, and only the queues whose masks the
+ * text changes can fail it. Logs why it refuses, with the line at fault.
  */
 int xps_steer_model_set_map(struct xps_steer_dev *xdev, char *text,
 			    size_t len)
@@ -206,7 +250,6 @@ int xps_steer_model_set_map(struct xps_steer_dev *xdev, char *text,
 	unsigned int active = READ_ONCE(xdev->dev->real_num_tx_queues);
 	struct xps_steer_maptext_err where = { 0 };
 	unsigned long *next, *seen;
-	struct xps_steer_map *map;
 	int ret;
 
 	lockdep_assert_held(&xps_steer_lock);
@@ -225,14 +268,18 @@ int xps_steer_model_set_map(struct xps_steer_dev *xdev, char *text,
 	ret = check_classes(xdev, next);
 	if (ret)
 		goto out_logged;
-	map = xps_steer_map_build(next, xdev->mask_longs, xdev->nr_queues,
-				  nr_cpu_ids);
-	if (IS_ERR(map)) {
-		ret = PTR_ERR(map);
-		goto out;
-	}
+	/* From here on seen holds the queues whose masks change. */
+	changed_queues(xdev, next, seen);
 	swap(xdev->masks, next);
-	replace_map(&xdev->slot->map, map);
+	ret = publish_masks(xdev, seen);
+	if (ret) {
+		/* The old masks back; guard mode logged what the kernel refused. */
+		swap(xdev->masks, next);
+		if (xdev->mode == XPS_STEER_MODE_GUARD) {
+			publish_masks(xdev, seen);
+			goto out_logged;
+		}
+	}
 out:
 	if (ret && where.why)
 		pr_warn_ratelimited("%s: map write rejected: line %u: %s (%d)\n",
@@ -262,7 +309,7 @@ static int check_queue(struct xps_steer_dev *xdev, unsigned int queue,
 				    -ENXIO);
 		return -ENXIO;
 	}
-	why = class_refusal(xdev->dev, queue);
+	why = xps_steer_class_refusal(xdev->dev, queue);
 	if (why) {
 		pr_warn_ratelimited("%s: tx-%u: %s write rejected: %s (%d)\n",
 				    xdev->name, queue, file, why, -EINVAL);
@@ -272,35 +319,58 @@ static int check_queue(struct xps_steer_dev *xdev, unsigned int queue,
 }
 
 /*
+ * The xps_rxqs masks take effect: steer mode's receive-queue map is built
+ * from them, guard mode writes them into the kernel's.
+ */
+static int publish_rxqs(struct xps_steer_dev *xdev,
+			const unsigned long *queues)
+{
+	struct xps_steer_map *map;
+
+	if (xdev->mode == XPS_STEER_MODE_GUARD)
+		return xps_steer_guard_apply(xdev, true, queues);
+	map = xps_steer_map_build(xdev->rxq_masks, xdev->rxq_mask_longs,
+				  xdev->nr_queues, xdev->nr_rxqs);
+	if (IS_ERR(map))
+		return PTR_ERR(map);
+	replace_map(&xdev->slot->rxq_map, map);
+	return 0;
+}
+
+/*
  * Set one queue's mask among masks (longs longs per queue, nbits bits
- * used) and publish the map built from all of them at *where; all or
- * nothing. Logs a failure, naming file.
+ * used) and publish them; all or nothing, as far as the kernel's map
+ * lets guard mode put back what it refused. Only this queue can fail
+ * it: guard mode restores what drifted elsewhere on its own account.
+ * Logs a failure, naming file.
  */
 static int set_one(struct xps_steer_dev *xdev, unsigned int queue,
 		   const unsigned long *mask, unsigned long *masks,
 		   unsigned int longs, unsigned int nbits,
-		   struct xps_steer_map __rcu **where, const char *file)
+		   int (*publish)(struct xps_steer_dev *xdev,
+				  const unsigned long *queues),
+		   const char *file)
 {
 	unsigned long *cur = masks + (size_t)queue * longs;
-	struct xps_steer_map *map;
-	unsigned long *saved;
+	unsigned long *saved, *queues;
 	int err = -ENOMEM;
 
 	saved = bitmap_alloc(nbits, GFP_KERNEL);
-	if (!saved)
-		goto out;
+	queues = bitmap_zalloc(xdev->nr_queues, GFP_KERNEL);
+	if (!saved || !queues)
+		goto out_free;
+	__set_bit(queue, queues);
 	bitmap_copy(saved, cur, nbits);
 	bitmap_copy(cur, mask, nbits);
-	map = xps_steer_map_build(masks, longs, xdev->nr_queues, nbits);
-	if (IS_ERR(map)) {
+	err = publish(xdev, queues);
+	if (err) {
 		bitmap_copy(cur, saved, nbits);
-		err = PTR_ERR(map);
-	} else {
-		replace_map(where, map);
-		err = 0;
+		if (xdev->mode == XPS_STEER_MODE_GUARD)
+			publish(xdev, queues);
 	}
+out_free:
+	bitmap_free(queues);
 	bitmap_free(saved);
-out:
 	if (err)
 		pr_warn_ratelimited("%s: tx-%u: %s write rejected (%d)\n",
 				    xdev->name, queue, file, err);
@@ -321,7 +391,7 @@ int xps_steer_model_set_mask(struct xps_steer_dev *xdev, unsigned int queue,
 	if (err)
 		return err;
 	return set_one(xdev, queue, mask, xdev->masks, xdev->mask_longs,
-		       nr_cpu_ids, &xdev->slot->map, file);
+		       nr_cpu_ids, publish_masks, file);
 }
 
 /*
@@ -335,6 +405,11 @@ int xps_steer_model_set_rxqs(struct xps_steer_dev *xdev, unsigned int queue,
 	int err;
 
 	lockdep_assert_held(&xps_steer_lock);
+	if (xdev->mode == XPS_STEER_MODE_GUARD && !XPS_STEER_KERNEL_RXQS) {
+		pr_warn_ratelimited("%s: tx-%u: xps_rxqs write rejected: on this kernel guard mode keeps the kernel's CPU map only (%d)\n",
+				    xdev->name, queue, -EOPNOTSUPP);
+		return -EOPNOTSUPP;
+	}
 	if (!XPS_STEER_SOCKETS_RECORD_RX_QUEUE) {
 		pr_warn_ratelimited("%s: tx-%u: xps_rxqs write rejected: sockets do not record their receive queue on this kernel (before 4.18, or without CONFIG_XPS) (%d)\n",
 				    xdev->name, queue, -EOPNOTSUPP);
@@ -344,6 +419,6 @@ int xps_steer_model_set_rxqs(struct xps_steer_dev *xdev, unsigned int queue,
 	if (err)
 		return err;
 	return set_one(xdev, queue, mask, xdev->rxq_masks,
-		       xdev->rxq_mask_longs, xdev->nr_rxqs,
-		       &xdev->slot->rxq_map, "xps_rxqs");
+		       xdev->rxq_mask_longs, xdev->nr_rxqs, publish_rxqs,
+		       "xps_rxqs");
 }

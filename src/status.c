@@ -12,7 +12,7 @@
  * changed under rtnl, which also keeps the device's ops and queue count
  * still while a line is printed.
  *
- * The longest line is about 90 bytes and dev= names 32 devices at most,
+ * The longest line is about 110 bytes and dev= names 32 devices at most,
  * so the whole file fits the page sysfs gives a show handler.
  */
 #include <linux/kernel.h>
@@ -99,25 +99,46 @@ static const char * const hook_names[] = {
 	[XPS_STEER_HOOK_INSTALLED] = "installed",
 	[XPS_STEER_HOOK_COPIED] = "copied",
 	[XPS_STEER_HOOK_REPLACED] = "replaced",
+	[XPS_STEER_HOOK_NONE] = "none",
 };
 
+/* Why a device is guarded, as guard= says it. */
+static const char * const guard_words[] = {
+	[XPS_STEER_GUARD_REQUESTED] = "requested",
+	[XPS_STEER_GUARD_DENYLISTED] = "denylisted",
+	[XPS_STEER_GUARD_OWN_SELECT_QUEUE] = "own-select-queue",
+};
+
+/*
+ * mode= and guard= follow the keys of older versions, so that parsers of
+ * those still read them; a guarded device has no hook ("none"). The
+ * denylist's driver comes last: its value runs to the end of the line.
+ */
 static int emit_attached(char *buf, int at, const char *name,
 			 const struct xps_steer_dev *xdev)
 {
-	return at + scnprintf(buf + at, PAGE_SIZE - at,
-			      "%s attached queues=%u active=%u hook=%s name=%s\n",
-			      name, xdev->nr_queues,
-			      xdev->dev->real_num_tx_queues,
-			      hook_names[xps_steer_hook_state(xdev)],
-			      xdev->dev->name);
+	bool guard = xdev->mode == XPS_STEER_MODE_GUARD;
+
+	at += scnprintf(buf + at, PAGE_SIZE - at,
+			"%s attached queues=%u active=%u hook=%s name=%s mode=%s",
+			name, xdev->nr_queues, xdev->dev->real_num_tx_queues,
+			hook_names[xps_steer_hook_state(xdev)],
+			xdev->dev->name, guard ? "guard" : "steer");
+	if (guard)
+		at += scnprintf(buf + at, PAGE_SIZE - at, " guard=%s",
+				guard_words[xdev->guard_why]);
+	if (guard && xdev->guard_why == XPS_STEER_GUARD_DENYLISTED)
+		at += scnprintf(buf + at, PAGE_SIZE - at, " driver=%s",
+				xdev->guard_driver);
+	return at + scnprintf(buf + at, PAGE_SIZE - at, "\n");
 }
 
 /* The state and reason= of each refusal, as status shows them. */
 static const char *const refusal_words[][2] = {
 	[XPS_STEER_SINGLE_QUEUE]	= { "refused", "single-queue" },
 	[XPS_STEER_TOO_MANY_QUEUES]	= { "refused", "too-many-queues" },
-	[XPS_STEER_DENYLISTED]		= { "refused", "denylisted" },
-	[XPS_STEER_OWN_SELECT_QUEUE]	= { "refused", "own-select-queue" },
+	[XPS_STEER_IGNORES_XPS]		= { "refused", "select-ignores-xps" },
+	[XPS_STEER_NO_KERNEL_XPS]	= { "refused", "no-kernel-xps" },
 	[XPS_STEER_NO_MEMORY]		= { "failed", "out-of-memory" },
 	[XPS_STEER_NO_SYSFS]		= { "failed", "sysfs-error" },
 	[XPS_STEER_NO_SLOT]		= { "failed", "no-free-slot" },
@@ -137,7 +158,7 @@ static int emit_refused(char *buf, int at, const char *name,
 	else if (r->why == XPS_STEER_NO_SYSFS)
 		at += scnprintf(buf + at, PAGE_SIZE - at, " error=%d",
 				r->value);
-	else if (r->why == XPS_STEER_DENYLISTED)
+	else if (r->why == XPS_STEER_IGNORES_XPS)
 		at += scnprintf(buf + at, PAGE_SIZE - at, " driver=%s",
 				r->driver);
 	return at + scnprintf(buf + at, PAGE_SIZE - at, "\n");

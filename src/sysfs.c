@@ -17,8 +17,11 @@
  * device by looking the directory up under xps_steer_lock, which also
  * tells them when the device has gone.
  *
- * Handlers never take rtnl: removal happens under rtnl and waits for
- * running handlers, so a handler waiting for rtnl would deadlock.
+ * Removal happens under rtnl and waits for running handlers, so a
+ * handler waiting for rtnl would deadlock: handlers never wait for it.
+ * Writes to a guarded device, which go into the kernel's map under rtnl,
+ * try it and restart the system call if it is taken, as the kernel's own
+ * xps_cpus file does.
  */
 #include <linux/capability.h>
 #include <linux/cpumask.h>
@@ -66,6 +69,38 @@ static struct xps_steer_dev *find_dev(struct kobject *kobj)
 		if (xdev->dir == kobj)
 			return xdev;
 	return NULL;
+}
+
+/*
+ * For a write: the device behind a <dev> (queue NULL) or tx-<n> kobject,
+ * with xps_steer_lock held, and rtnl too if the device is guarded
+ * (*rtnl says so); NULL once it is gone. ERR_PTR(-ERESTARTNOINTR) when
+ * rtnl is taken: the write is restarted.
+ */
+static struct xps_steer_dev *lock_for_write(struct kobject *kobj,
+					    unsigned int *queue, bool *rtnl)
+{
+	struct xps_steer_dev *xdev;
+
+	*rtnl = false;
+	mutex_lock(&xps_steer_lock);
+	xdev = queue ? find_queue(kobj, queue) : find_dev(kobj);
+	if (!xdev || xdev->mode != XPS_STEER_MODE_GUARD)
+		return xdev;
+	/* rtnl comes before xps_steer_lock. */
+	mutex_unlock(&xps_steer_lock);
+	if (!rtnl_trylock())
+		return ERR_PTR(restart_syscall());
+	*rtnl = true;
+	mutex_lock(&xps_steer_lock);
+	return queue ? find_queue(kobj, queue) : find_dev(kobj);
+}
+
+static void unlock_after_write(bool rtnl)
+{
+	mutex_unlock(&xps_steer_lock);
+	if (rtnl)
+		rtnl_unlock();
 }
 
 static ssize_t show_queue(struct kobject *kobj, char *buf,
@@ -142,6 +177,7 @@ static ssize_t store_queue(struct kobject *kobj, const char *buf, size_t len,
 	struct xps_steer_dev *xdev;
 	cpumask_var_t mask;
 	unsigned int queue;
+	bool rtnl;
 	int err;
 
 	/*
@@ -154,8 +190,11 @@ static ssize_t store_queue(struct kobject *kobj, const char *buf, size_t len,
 	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
 		return -ENOMEM;
 
-	mutex_lock(&xps_steer_lock);
-	xdev = find_queue(kobj, &queue);
+	xdev = lock_for_write(kobj, &queue, &rtnl);
+	if (IS_ERR(xdev)) {
+		free_cpumask_var(mask);
+		return PTR_ERR(xdev);
+	}
 	if (!xdev) {
 		err = -ENODEV;
 	} else if (!writer_in_netns_of(xdev)) {
@@ -170,7 +209,7 @@ static ssize_t store_queue(struct kobject *kobj, const char *buf, size_t len,
 			err = xps_steer_model_set_mask(xdev, queue,
 						       cpumask_bits(mask), file);
 	}
-	mutex_unlock(&xps_steer_lock);
+	unlock_after_write(rtnl);
 
 	free_cpumask_var(mask);
 	return err ? err : len;
@@ -205,13 +244,15 @@ static ssize_t xps_rxqs_store(struct kobject *kobj, struct kobj_attribute *attr,
 	struct xps_steer_dev *xdev;
 	unsigned long *mask = NULL;
 	unsigned int queue;
+	bool rtnl;
 	int err;
 
 	if (!capable(CAP_NET_ADMIN))
 		return -EPERM;
 
-	mutex_lock(&xps_steer_lock);
-	xdev = find_queue(kobj, &queue);
+	xdev = lock_for_write(kobj, &queue, &rtnl);
+	if (IS_ERR(xdev))
+		return PTR_ERR(xdev);
 	if (!xdev) {
 		err = -ENODEV;
 	} else if (!writer_in_netns_of(xdev)) {
@@ -227,7 +268,7 @@ static ssize_t xps_rxqs_store(struct kobject *kobj, struct kobj_attribute *attr,
 		else	/* which logs its own errors */
 			err = xps_steer_model_set_rxqs(xdev, queue, mask);
 	}
-	mutex_unlock(&xps_steer_lock);
+	unlock_after_write(rtnl);
 
 	bitmap_free(mask);
 	return err ? err : len;
@@ -250,7 +291,6 @@ static struct attribute *queue_attrs[] = {
 	&xps_cpus_attr.attr,
 	&xps_cpus_list_attr.attr,
 	&xps_rxqs_attr.attr,
-	&packets_attr.attr,
 	NULL
 };
 
@@ -273,11 +313,21 @@ static ssize_t show_dev(struct kobject *kobj, char *buf,
 	return ret;
 }
 
-/* <dev>/stats: steered packets, and the others by reason (counters.c). */
+/*
+ * <dev>/stats: steered packets, and the others by reason (counters.c);
+ * in guard mode the kernel's map's writes by trigger (guard.c).
+ */
+static ssize_t show_stats(struct xps_steer_dev *xdev, char *buf)
+{
+	if (xdev->mode == XPS_STEER_MODE_GUARD)
+		return xps_steer_guard_show_stats(xdev, buf);
+	return xps_steer_counters_show(xdev, buf);
+}
+
 static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)
 {
-	return show_dev(kobj, buf, xps_steer_counters_show);
+	return show_dev(kobj, buf, show_stats);
 }
 
 static struct kobj_attribute stats_attr = __ATTR_RO(stats);
@@ -293,6 +343,7 @@ static ssize_t map_store(struct kobject *kobj, struct kobj_attribute *attr,
 {
 	struct xps_steer_dev *xdev;
 	char *text;
+	bool rtnl;
 	int err;
 
 	if (!capable(CAP_NET_ADMIN))
@@ -304,8 +355,11 @@ static ssize_t map_store(struct kobject *kobj, struct kobj_attribute *attr,
 	memcpy(text, buf, len);
 	text[len] = '\0';
 
-	mutex_lock(&xps_steer_lock);
-	xdev = find_dev(kobj);
+	xdev = lock_for_write(kobj, NULL, &rtnl);
+	if (IS_ERR(xdev)) {
+		kfree(text);
+		return PTR_ERR(xdev);
+	}
 	if (!xdev) {
 		err = -ENODEV;
 	} else if (!writer_in_netns_of(xdev)) {
@@ -319,7 +373,7 @@ static ssize_t map_store(struct kobject *kobj, struct kobj_attribute *attr,
 	} else {	/* which logs why it refuses */
 		err = xps_steer_model_set_map(xdev, text, len);
 	}
-	mutex_unlock(&xps_steer_lock);
+	unlock_after_write(rtnl);
 
 	kfree(text);
 	return err ? err : len;
@@ -327,8 +381,24 @@ static ssize_t map_store(struct kobject *kobj, struct kobj_attribute *attr,
 
 static struct kobj_attribute map_attr = __ATTR_RW(map);
 
+/* <dev>/mode: steer or guard, fixed while attached. */
+static ssize_t show_mode(struct xps_steer_dev *xdev, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", xdev->mode == XPS_STEER_MODE_GUARD ?
+			  "guard" : "steer");
+}
+
+static ssize_t mode_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	return show_dev(kobj, buf, show_mode);
+}
+
+static struct kobj_attribute mode_attr = __ATTR_RO(mode);
+
 static struct attribute *dev_attrs[] = {
 	&map_attr.attr,
+	&mode_attr.attr,
 	&stats_attr.attr,
 	NULL
 };
@@ -367,6 +437,9 @@ static struct kobject *add_queue_dir(struct xps_steer_dev *xdev,
 		return NULL;
 	}
 	*err = sysfs_create_group(kobj, &queue_group);
+	/* Per-queue counters come from the hook: steer mode only. */
+	if (!*err && xdev->mode == XPS_STEER_MODE_STEER)
+		*err = sysfs_create_file(kobj, &packets_attr.attr);
 	if (*err) {
 		remove_dir(kobj);
 		return NULL;

@@ -4,9 +4,12 @@
  *
  * Shared declarations. One file per concern:
  *   main.c     module parameters, init and exit
- *   attach.c   device lifecycle: the requested names, notifier, attach,
- *              detach, deferred free
- *   denylist.c drivers we must never wrap
+ *   attach.c   device lifecycle: the requested names, notifier, attach
+ *              in steer or guard mode, detach, deferred free
+ *   denylist.c drivers we must never wrap, and drivers whose queue
+ *              selection never consults XPS
+ *   guard.c    guard mode: the kernel's own XPS map kept equal to our
+ *              masks, checked periodically
  *   counters.c per-CPU packet counters, summed on read
  *   slots.c    the table of our net_device_ops copies, in which the TX
  *              path finds a device's map from dev->netdev_ops in O(1)
@@ -102,12 +105,55 @@ struct xps_steer_slot {
 	};
 };
 
+/* How an attached device is served. */
+enum xps_steer_mode {
+	XPS_STEER_MODE_STEER,	/* our ndo_select_queue in a copy of its ops */
+	XPS_STEER_MODE_GUARD,	/* our masks kept in the kernel's XPS map */
+};
+
+/* Why a device is guarded rather than steered (status.c names each). */
+enum xps_steer_guard_why {
+	XPS_STEER_GUARD_REQUESTED,	/* dev=<name>:guard */
+	XPS_STEER_GUARD_DENYLISTED,	/* the ops copy would break the driver */
+	XPS_STEER_GUARD_OWN_SELECT_QUEUE, /* the copy would bypass its select */
+};
+
+/* What made guard.c look at the kernel's map (the stats file's names). */
+enum xps_steer_trigger {
+	XPS_STEER_BY_WRITE,	/* a write to our files, other queues off */
+	XPS_STEER_BY_POLL,	/* the periodic check */
+	XPS_STEER_NR_TRIGGERS
+};
+
+/* The kernel's maps guard mode keeps: by CPU and by receive queue. */
+#define XPS_STEER_GUARD_MAPS	2
+
+/* Guard mode's state of one device (guard.c); under xps_steer_lock. */
+struct xps_steer_guard {
+	/* Scratch: the kernel's mask of a queue, and how ours differs. */
+	unsigned long *kernel_mask;
+	unsigned long *diff_mask;
+	struct cpumask *cpus;		/* scratch: a mask to write */
+	unsigned long applied;		/* writes to our files that wrote */
+	/* Checks that restored the kernel's map, by trigger. */
+	unsigned long restores[XPS_STEER_NR_TRIGGERS];
+	unsigned long failed;		/* writes the kernel refused */
+	unsigned long checks;		/* comparisons made */
+	/* Per map (CPUs, rxqs): we wrote it with a mask set. */
+	u8 owned[XPS_STEER_GUARD_MAPS];
+};
+
 /* One attached device: the control side. */
 struct xps_steer_dev {
 	struct list_head node;		/* xps_steer_devices */
 	struct list_head reap_node;	/* waiting to be freed */
 	struct net_device *dev;
-	struct xps_steer_slot *slot;
+	enum xps_steer_mode mode;
+	enum xps_steer_guard_why guard_why;	/* guard mode only */
+	const char *guard_driver;	/* denylisted: the entry's driver */
+	bool asked_guard;		/* dev= named it with ":guard" */
+	struct xps_steer_guard guard;	/* guard mode only */
+	struct xps_steer_slot *slot;	/* steer mode only; else NULL */
 	const struct net_device_ops *orig_ops;
 	char name[IFNAMSIZ];		/* its name now, for log lines */
 	char attached_as[IFNAMSIZ];	/* the name dev= found it under */
@@ -140,14 +186,15 @@ enum xps_steer_hook {
 	XPS_STEER_HOOK_INSTALLED,	/* dev->netdev_ops is our copy */
 	XPS_STEER_HOOK_COPIED,		/* someone's copy of our copy */
 	XPS_STEER_HOOK_REPLACED,	/* ops that do not lead to us */
+	XPS_STEER_HOOK_NONE,		/* guard mode: no hook at all */
 };
 
 /* Why a requested device is not attached (status.c names each). */
 enum xps_steer_refusal {
 	XPS_STEER_SINGLE_QUEUE,
 	XPS_STEER_TOO_MANY_QUEUES,
-	XPS_STEER_DENYLISTED,
-	XPS_STEER_OWN_SELECT_QUEUE,
+	XPS_STEER_IGNORES_XPS,		/* its own selection never uses XPS */
+	XPS_STEER_NO_KERNEL_XPS,	/* guard needed, kernel without XPS */
 	XPS_STEER_NO_MEMORY,		/* the rest are failures, not refusals */
 	XPS_STEER_NO_SYSFS,
 	XPS_STEER_NO_SLOT,
@@ -163,6 +210,21 @@ enum xps_steer_hook xps_steer_hook_state(const struct xps_steer_dev *xdev);
 /* denylist.c */
 bool xps_steer_denied(const struct net_device *dev, const char **driver,
 		      const char **why);
+bool xps_steer_ignores_xps(const struct net_device *dev, const char **driver,
+			   const char **why);
+
+/* guard.c */
+extern const struct kernel_param_ops xps_steer_guard_interval_ops;
+int xps_steer_guard_init(void);
+void xps_steer_guard_exit(void);
+bool xps_steer_guard_supported(void);
+int xps_steer_guard_init_dev(struct xps_steer_dev *xdev);
+void xps_steer_guard_start(struct xps_steer_dev *xdev);
+void xps_steer_guard_stop(struct xps_steer_dev *xdev);
+void xps_steer_guard_free(struct xps_steer_dev *xdev);
+int xps_steer_guard_apply(struct xps_steer_dev *xdev, bool rxqs,
+			  const unsigned long *queues);
+ssize_t xps_steer_guard_show_stats(struct xps_steer_dev *xdev, char *buf);
 
 /* slots.c */
 extern struct xps_steer_slot *xps_steer_slots;
@@ -173,6 +235,8 @@ void xps_steer_slot_put(struct xps_steer_slot *slot);
 void xps_steer_slot_keep(struct xps_steer_slot *slot);
 
 /* model.c */
+const char *xps_steer_class_refusal(const struct net_device *dev,
+				    unsigned int queue);
 int xps_steer_model_init(struct xps_steer_dev *xdev);
 void xps_steer_model_free(struct xps_steer_dev *xdev);
 void xps_steer_model_unpublish(struct xps_steer_dev *xdev);

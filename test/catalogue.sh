@@ -5,7 +5,7 @@
 # Usage: test/catalogue.sh DOC SUITE_TAP [NAMES]
 #        test/catalogue.sh --covers DOC NAMES
 #
-# Every row of DOC's tables whose first cell is an ID (P01, R03, X12, S03, M01, L01, Q01, C01, ...)
+# Every row of DOC's tables whose first cell is an ID (P01, R03, X12, S03, M01, L01, Q01, C01, G01, ...)
 # names the test that covers it, by name (last cell), the result and the
 # exact log line(s). The suite prints "# catalogue: ID | RESULT | LOG" for
 # each case it checked. This script fails unless, for every row, that line
@@ -29,7 +29,7 @@ if ((covers)); then
 	awk -v names="$2" '
 	BEGIN { n = split(names, a, ","); for (i = 1; i <= n; i++) want[a[i]] = 1 }
 	/^\|/ { k = split($0, c, "|"); id = c[2]; gsub(/[ \t]/, "", id); t = c[k - 1]; gsub(/[ \t`]/, "", t)
-		if (id ~ /^[CLMPQRXS][0-9][0-9]$/ && (t in want)) found = 1 }
+		if (id ~ /^[CGLMPQRXS][0-9][0-9]$/ && (t in want)) found = 1 }
 	END { exit found ? 0 : 1 }' "$doc"
 	exit
 fi
@@ -46,7 +46,7 @@ FNR == NR {
 	if ($0 !~ /^\|/) next
 	n = split($0, c, "|")
 	id = trim(c[2])
-	if (id !~ /^[CLMPQRXS][0-9][0-9]$/) next
+	if (id !~ /^[CGLMPQRXS][0-9][0-9]$/) next
 	if (id in dres) { printf "# FAIL: %s: row %s appears twice\n", docname, id; bad++ }
 	dres[id] = unquote(c[4]); dlog[id] = unquote(c[5]); dtest[id] = unquote(c[n - 1])
 	order[++nrows] = id

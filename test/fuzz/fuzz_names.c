@@ -10,18 +10,23 @@
  * rows P01-P20 and R08-R10), entry by entry:
  *
  *   the empty text is the empty list; otherwise the entries are what lies
- *   between commas, in order. The first entry that is empty, 16 bytes or
- *   longer, "." or "..", or holds '/', ':' or white space (the kernel's
- *   isspace(): also 0xa0), or equals an earlier one, or would be the
- *   33rd, refuses the whole list with EINVAL, with that reason, pointing
- *   at that entry. Otherwise the list is the entries, in order.
+ *   between commas, in order. An entry whose first ':' is not followed by
+ *   exactly "guard" refuses the list (a bad mode); an entry ending in
+ *   ":guard" is its name asked in guard mode, the name being what comes
+ *   before. The first entry whose name is empty, 16 bytes or longer, "."
+ *   or "..", or holds '/' or white space (the kernel's isspace(): also
+ *   0xa0), or equals an earlier one's name, or would be the 33rd, refuses
+ *   the whole list with EINVAL, with that reason, pointing at that entry.
+ *   Otherwise the list is the names, in order, each with its mode.
  *
  * Also checked: a refused list leaves no names; a list printed back as
- * dev= prints it (names joined by commas) parses to itself. Any
+ * dev= prints it (names joined by commas, ":guard" after those asked in
+ * guard mode) parses to itself. Any
  * difference aborts (a finding); AddressSanitizer catches any access
  * outside the text (its NUL included), UBSan any overflow.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +49,7 @@ static size_t text_len;
 struct model {
 	unsigned int nr;
 	size_t start[XPS_STEER_MAX_DEVS], len[XPS_STEER_MAX_DEVS];
+	bool guard[XPS_STEER_MAX_DEVS];
 	enum xps_steer_names_fault fault;
 	size_t bad;		/* offset of the bad entry */
 };
@@ -54,13 +60,32 @@ static int bad_char(unsigned char c)
 	       c == 0xa0;
 }
 
+static const char guard_suffix[] = ":guard";
+
+/*
+ * The entry at start, len bytes long; its name's length in *name_len and
+ * its mode in *guard.
+ */
 static enum xps_steer_names_fault model_entry(const char *text, size_t start,
-					      size_t len, const struct model *m)
+					      size_t len, const struct model *m,
+					      size_t *name_len, bool *guard)
 {
 	const char *p = text + start;
+	const char *colon = memchr(p, ':', len);
 	unsigned int i;
 	size_t k;
 
+	*guard = false;
+	if (colon) {
+		size_t rest = len - (size_t)(colon - p);
+
+		if (rest != sizeof(guard_suffix) - 1 ||
+		    memcmp(colon, guard_suffix, rest))
+			return XPS_STEER_NAMES_BAD_MODE;
+		len = (size_t)(colon - p);
+		*guard = true;
+	}
+	*name_len = len;
 	if (!len)
 		return XPS_STEER_NAMES_EMPTY;
 	if (len >= 16)
@@ -80,7 +105,8 @@ static enum xps_steer_names_fault model_entry(const char *text, size_t start,
 
 static void model_parse(const char *text, struct model *m)
 {
-	size_t start = 0, end;
+	size_t start = 0, end, name_len;
+	bool guard;
 
 	memset(m, 0, sizeof(*m));
 	if (!*text)
@@ -88,14 +114,16 @@ static void model_parse(const char *text, struct model *m)
 	for (;;) {
 		for (end = start; text[end] && text[end] != ','; end++)
 			;
-		m->fault = model_entry(text, start, end - start, m);
+		m->fault = model_entry(text, start, end - start, m, &name_len,
+				       &guard);
 		if (m->fault != XPS_STEER_NAMES_OK) {
 			m->bad = start;
 			m->nr = 0;
 			return;
 		}
 		m->start[m->nr] = start;
-		m->len[m->nr++] = end - start;
+		m->guard[m->nr] = guard;
+		m->len[m->nr++] = name_len;
 		if (!text[end])
 			return;
 		start = end + 1;
@@ -148,15 +176,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		      !memcmp(list.name[i], text + m.start[i], m.len[i]),
 		      "name %u is '%s', the model's '%.*s'", i, list.name[i],
 		      (int)m.len[i], text + m.start[i]);
+	for (i = 0; i < m.nr; i++)
+		CHECK(list.guard[i] == m.guard[i], "name %u: guard %d, the model's %d",
+		      i, list.guard[i], m.guard[i]);
 
 	/* Printed back as reading dev= prints it, it parses to itself. */
-	printed = calloc(1, (size_t)XPS_STEER_MAX_DEVS * IFNAMSIZ + 1);
+	printed = calloc(1, (size_t)XPS_STEER_MAX_DEVS *
+			 (IFNAMSIZ + sizeof(guard_suffix)) + 1);
 	CHECK(printed, "out of memory");
 	for (i = 0; i < list.nr; i++)
-		at += (size_t)sprintf(printed + at, "%s%s", i ? "," : "",
-				      list.name[i]);
+		at += (size_t)sprintf(printed + at, "%s%s%s", i ? "," : "",
+				      list.name[i],
+				      list.guard[i] ? guard_suffix : "");
 	CHECK(parse(printed, &again, &err2, &copy2) == 0 && again.nr == list.nr &&
-	      !memcmp(again.name, list.name, sizeof(list.name[0]) * list.nr),
+	      !memcmp(again.name, list.name, sizeof(list.name[0]) * list.nr) &&
+	      !memcmp(again.guard, list.guard, sizeof(list.guard[0]) * list.nr),
 	      "'%s' does not parse back to the same list", printed);
 	free(copy2);
 	free(printed);

@@ -12,7 +12,7 @@ test_def store_race_unregister "store racing with unregister: delete under loopi
 test_def late_attach "late attach: listed device registering later is attached and steered"
 test_def rename_follows_device "rename: tree follows the device, masks kept, steering kept"
 test_def name_collision_features "a device named 'features' attaches and steers, a rename onto 'features' and back moves the directory, no stale one"
-test_def refused_devices "refused devices: single-queue, bond, multiqueue tap, team, xfrm, gtp"
+test_def refused_devices "refused devices (single-queue, bond, multiqueue tap, team) and denylisted ones guarded (xfrm, gtp)"
 
 # established_all NS N PORT...: every PORT (decimal, local) has at least N
 # established sockets; one read of /proc/net/tcp for all of them.  Ports
@@ -446,8 +446,8 @@ t_refused_devices() {
 	must ip addr add 10.9.5.1/24 dev bond0
 	must ip link set bond0 up
 	# An xfrm interface with 4 queues: no ndo_select_queue of its own,
-	# so only the denylist refuses it (xfrmi_decode_session() compares
-	# netdev_ops).
+	# so only the denylist keeps it from steer mode (xfrmi_decode_session()
+	# compares netdev_ops): it is guarded.
 	modprobe xfrm_interface >/dev/null 2>&1
 	must ip link add xfrm9 numtxqueues 4 type xfrm dev lo if_id 9 || return
 	# /dev/net/tun appears (devtmpfs) only once tun is loaded: no udev here.
@@ -469,7 +469,8 @@ t_refused_devices() {
 	must ip addr add 10.9.7.1/24 dev team0
 	must ip link set team0 up
 	must ip link set team0 carrier on
-	# A gtp device with 4 queues (gtp_find_dev() compares netdev_ops).
+	# A gtp device with 4 queues (gtp_find_dev() compares netdev_ops):
+	# guarded too.
 	# iproute2 has the kernel open the GTP sockets itself
 	# (IFLA_GTP_CREATE_SOCKETS), so no GTP daemon is needed. Kernels
 	# without that attribute (5.10 has none, 6.1 has it) want the UDP
@@ -485,17 +486,22 @@ t_refused_devices() {
 	fi
 	klog_expect "xps_steer: s0: refused: single-queue device" &&
 		expect_no_tree s0 && row P20 loaded 'xps_steer: s0: '
-	klog_expect "xps_steer: bond0: refused: driver has its own ndo_select_queue"
-	klog_expect "xps_steer: tap0: refused: driver tun recognises its devices by their netdev_ops pointer"
-	klog_expect "xps_steer: team0: refused: driver team recognises its devices by their netdev_ops pointer"
-	klog_expect "xps_steer: xfrm9: refused: driver xfrm recognises its devices by their netdev_ops pointer"
+	klog_expect "xps_steer: bond0: refused: driver bond picks its queues without the kernel's XPS map"
+	klog_expect "xps_steer: tap0: refused: driver tun picks its queues without the kernel's XPS map"
+	klog_expect "xps_steer: team0: refused: driver team picks its queues without the kernel's XPS map"
+	klog_expect "xps_steer: xfrm9: attached in guard mode: driver xfrm recognises its devices by their netdev_ops pointer"
 	[ -z "$gtp" ] ||
-		klog_expect "xps_steer: gtp9: refused: driver gtp recognises its devices by their netdev_ops pointer"
+		klog_expect "xps_steer: gtp9: attached in guard mode: driver gtp recognises its devices by their netdev_ops pointer"
 	for d in xfrm9 $gtp; do
 		n=$(txq_count "$d")
-		[ "$n" -ge 2 ] || fail "$d has $n tx queues: its refusal proves nothing about the denylist"
+		[ "$n" -ge 2 ] || fail "$d has $n tx queues: its guard mode proves nothing about the denylist"
+		if [ "$(cat "$XS/$d/mode" 2>&1)" = guard ]; then
+			diag "$d: $(txq_count "$d") tx queues, guarded"
+		else
+			fail "$d: mode '$(cat "$XS/$d/mode" 2>&1)', expected guard"
+		fi
 	done
-	for d in s0 bond0 tap0 team0 xfrm9 $gtp; do
+	for d in s0 bond0 tap0 team0; do
 		expect_no_tree "$d"
 		diag "$d: $(txq_count "$d") tx queues, no tree"
 	done

@@ -10,6 +10,7 @@
 
 test_def rxqs_file_rules "xps_rxqs: the kernel's format, checks and errnos (differential), privileges, other namespaces (queues out of use: queues_inactive_files)"
 test_def rxqs_steering "xps_rxqs per packet: a TCP socket's receive queue picks its queue before the CPU map, as with the kernel's xps_rxqs; counted as steered_by_rxqs"
+test_def rxqs_guarded "xps_rxqs in guard mode: written into the kernel's own rxqs map, and restored after the kernel's file is overwritten (or refused, with the reason, on kernels whose rxqs map guard mode does not keep)"
 test_def traffic_classes "mqprio per packet: each priority steered inside its class, a CPU without a queue in the class left to the stock selection and counted; queues in no class refused like the kernel's; masks kept across qdisc changes"
 
 rqf() { echo "$XS/$1/tx-$2/xps_rxqs"; }			# DEV Q
@@ -83,7 +84,7 @@ EOF
 
 # features_has NAME: the module's compile probe NAME found its interface.
 features_has() {
-	grep -qw "$1" /sys/module/xps_steer/features
+	grep -qx "$1 yes" /sys/module/xps_steer/features
 }
 
 # rx_run LABEL K: tcprr between a server on CPU 0 in the initial
@@ -245,6 +246,41 @@ class_row() {
 		return 1
 	fi
 	row "$1" "$XW"
+}
+
+# rxqs_is DEV Q HEX: the kernel's xps_rxqs of queue Q reads HEX.
+rxqs_is() { [ "$(cat "$(krqf "$1" "$2")" 2>/dev/null)" = "$3" ]; }
+
+t_rxqs_guarded() {
+	local st
+	fx_loaded dev=dum0:guard guard_interval_ms=200 || return
+	if ! features_has sk_rx_queue_get || ! features_has xps_maps_typed; then
+		row_mark
+		xw - "$(rqf dum0 1)" 3
+		[ "$XW" = "err EOPNOTSUPP" ] ||
+			fail "xps_rxqs write in guard mode on a kernel without the typed XPS maps gave '$XW', expected 'err EOPNOTSUPP'"
+		diag "log: $(row_log)"
+		skip "this kernel's rxqs map is not guarded (no sk_rx_queue_get or no xps_maps_typed): xps_rxqs refuses writes in guard mode"
+		return
+	fi
+	xw - "$(rqf dum0 1)" 3
+	[ "${XW%% *}" = ok ] || { fail "xps_rxqs write in guard mode gave '$XW'"; return; }
+	rxqs_is dum0 1 3 ||
+		{ fail "after writing xps_steer's tx-1/xps_rxqs = 3 the kernel's reads '$(cat "$(krqf dum0 1)")', expected 3"; return; }
+	rxqs_is dum0 0 0 || fail "the kernel's tx-0/xps_rxqs reads '$(cat "$(krqf dum0 0)")', expected 0"
+	klog_mark
+	echo 0 >"$(krqf dum0 1)" || { fail "cannot write the kernel's tx-1/xps_rxqs"; return; }
+	if wait_until 5 rxqs_is dum0 1 3; then
+		diag "the kernel's tx-1/xps_rxqs, overwritten with 0, reads 3 again"
+	else
+		fail "the kernel's tx-1/xps_rxqs, overwritten with 0, reads '$(cat "$(krqf dum0 1)")' 5 s later, expected 3 (restored)"
+	fi
+	klog_expect "xps_steer: dum0: guard: kernel XPS map restored (poll, 1 queues)"
+	st=$(grep '^restored_by_poll ' "$XS/dum0/stats")
+	[ "${st#restored_by_poll }" -ge 1 ] 2>/dev/null || fail "stats: '$st', expected restored_by_poll >= 1"
+	# Emptied by its own file: the kernel's empty too, and left alone.
+	xw - "$(rqf dum0 1)" 0
+	rxqs_is dum0 1 0 || fail "after emptying xps_steer's tx-1/xps_rxqs the kernel's reads '$(cat "$(krqf dum0 1)")', expected 0"
 }
 
 t_traffic_classes() {

@@ -221,7 +221,7 @@ t_queues_inactive_files() {
 	map_is veth0 "$M11" || return
 
 	st=$(grep '^veth0 ' /sys/module/xps_steer/status)
-	if [ "$st" != "veth0 attached queues=$NQ active=2 hook=installed name=veth0" ]; then
+	if [ "$st" != "veth0 attached queues=$NQ active=2 hook=installed name=veth0 mode=steer" ]; then
 		fail "status of veth0 with 2 of $NQ queues active: '$st'"
 		return
 	fi

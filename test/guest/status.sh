@@ -51,8 +51,8 @@ t_status_file() {
 	fx_suite || return
 	st_del
 	# Refused for each reason the suite can produce: a single-queue
-	# dummy, a bond (its own ndo_select_queue), a multiqueue tap
-	# (denylisted by its link kind, tun).
+	# dummy, a bond and a multiqueue tap (their own selections never read
+	# the kernel's XPS map).
 	must ip link add s0 type dummy || return
 	modprobe bonding max_bonds=0 >/dev/null 2>&1
 	must ip link add bond0 type bond || return
@@ -61,12 +61,12 @@ t_status_file() {
 	xps_load dev=dum0,veth0,late0,s0,bond0,tap0 || return
 
 	status_is "at load" \
-		"dum0 $att name=dum0" \
-		"veth0 $att name=veth0" \
+		"dum0 $att name=dum0 mode=steer" \
+		"veth0 $att name=veth0 mode=steer" \
 		"late0 absent" \
 		"s0 refused reason=single-queue" \
-		"bond0 refused reason=own-select-queue" \
-		"tap0 refused reason=denylisted driver=tun"
+		"bond0 refused reason=select-ignores-xps driver=bond" \
+		"tap0 refused reason=select-ignores-xps driver=tun"
 
 	# Read-only for root, readable by every user.
 	local m
@@ -96,22 +96,22 @@ t_status_file() {
 	must ip link set s0 name s9 || return
 	must ip tuntap del dev tap0 mode tap multi_queue
 	status_is "late0 registered, dum0 renamed dumr, s0 renamed s9, tap0 deleted" \
-		"dum0 $att name=dumr" \
-		"veth0 $att name=veth0" \
-		"late0 $att name=late0" \
+		"dum0 $att name=dumr mode=steer" \
+		"veth0 $att name=veth0 mode=steer" \
+		"late0 $att name=late0 mode=steer" \
 		"s0 absent" \
-		"bond0 refused reason=own-select-queue" \
+		"bond0 refused reason=select-ignores-xps driver=bond" \
 		"tap0 absent"
 	must ip link set dumr name dum0
 	must ip link set dum0 up
 	must ip link set s9 name s0
 	must ip link del late0
 	status_is "names back, late0 deleted" \
-		"dum0 $att name=dum0" \
-		"veth0 $att name=veth0" \
+		"dum0 $att name=dum0 mode=steer" \
+		"veth0 $att name=veth0 mode=steer" \
 		"late0 absent" \
 		"s0 refused reason=single-queue" \
-		"bond0 refused reason=own-select-queue" \
+		"bond0 refused reason=select-ignores-xps driver=bond" \
 		"tap0 absent"
 
 	# dev= written: the new list, in its order; the empty list, no line.
@@ -120,7 +120,7 @@ t_status_file() {
 	status_is "dev=s0,newx,dum0" \
 		"s0 refused reason=single-queue" \
 		"newx absent" \
-		"dum0 $att name=dum0"
+		"dum0 $att name=dum0 mode=steer"
 	xw - "$DEVP" "$NL"
 	[ "$XW" = "ok 1" ] || fail "writing an empty dev= gave '$XW'"
 	status_is "empty dev="
@@ -138,12 +138,12 @@ t_status_hook() {
 	local att="dumc attached queues=$NQ active=$NQ"
 	fx_foreign || return
 	xps_load dev="$FDEV" || return
-	status_is "xps_steer alone" "$att hook=installed name=dumc" || return
+	status_is "xps_steer alone" "$att hook=installed name=dumc mode=steer" || return
 	copier_load xps_steer_select_queue || return
 	status_is "ops_copier's copy of xps_steer's copy installed" \
-		"$att hook=copied name=dumc"
+		"$att hook=copied name=dumc mode=steer"
 	copier_unload xps_steer_select_queue || return
-	status_is "xps_steer's copy back" "$att hook=installed name=dumc"
+	status_is "xps_steer's copy back" "$att hook=installed name=dumc mode=steer"
 	xps_unload || return
 
 	# The copier's copy first, xps_steer's on top; then the copier puts
@@ -151,9 +151,9 @@ t_status_hook() {
 	copier_load || return
 	xps_load dev="$FDEV" || return
 	status_is "xps_steer on top of ops_copier's copy" \
-		"$att hook=installed name=dumc"
+		"$att hook=installed name=dumc mode=steer"
 	copier_unload || return
-	status_is "the driver's ops back" "$att hook=replaced name=dumc"
+	status_is "the driver's ops back" "$att hook=replaced name=dumc mode=steer"
 	f_no_splat
 }
 

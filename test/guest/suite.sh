@@ -3,7 +3,8 @@
 # suite.sh - the in-guest functional suite of xps_steer (KTAP output): the
 # runner.  The tests live in one file per area (load.sh, steering.sh,
 # badinput.sh, lifecycle.sh, queues.sh, params.sh, devlist.sh, foreign.sh,
-# counters.sh, mapfile.sh, status.sh, events.sh, parity.sh), each declared by name
+# counters.sh, mapfile.sh, status.sh, events.sh, parity.sh, guard.sh, guard_drivers.sh), each
+# declared by name
 # with test_def; the helpers in lib.sh.
 #
 # Usage (in the guest): suite.sh [T=name[,name...]]   (default: all tests,
@@ -66,7 +67,16 @@ SUITE_TESTS=(
 	uevents_attach
 	rxqs_file_rules
 	rxqs_steering
+	rxqs_guarded
 	traffic_classes
+	guard_attach_requested
+	guard_kernel_write_undone
+	guard_detach_leaves_map
+	guard_interval_param
+	guard_rename_remove
+	guard_bnxlike_taken
+	guard_bnxlike_reload
+	guard_opscheck_holds
 	final_no_warnings
 )
 
@@ -100,6 +110,10 @@ HERE=$(dirname "$0")
 . "$HERE/events.sh"
 # shellcheck source=parity.sh
 . "$HERE/parity.sh"
+# shellcheck source=guard.sh
+. "$HERE/guard.sh"
+# shellcheck source=guard_drivers.sh
+. "$HERE/guard_drivers.sh"
 
 NQ=4		# tx queues of the multiqueue test devices
 FLOWS=64	# flows per sender: P(some of 4 queues unused) ~ 4*(3/4)^64

@@ -15,10 +15,13 @@
  * every frame reported sent was delivered.
  *
  * usage: pktsend -i IFNAME -m DSTMAC -s SRCIP -d DSTIP [-p PORT] [-n COUNT]
- *                [-t SECONDS] [-f NFLOWS]
+ *                [-t SECONDS] [-f NFLOWS] [-e ETHERTYPE]
  *   Sends until COUNT frames were sent or SECONDS passed (whichever first;
  *   defaults 1000 frames, no time limit), source ports PORT+1000 ..
- *   PORT+1000+NFLOWS-1 round-robin (default 16 flows).
+ *   PORT+1000+NFLOWS-1 round-robin (default 16 flows). -e sends the same
+ *   frames with another ethertype (hex, e.g. 88b5: the guard-mode tests'
+ *   bnxlike driver sends those to its special queue), in the Ethernet
+ *   header and as the packet socket's protocol (skb->protocol).
  * Prints "pktsend: sent N errors E (first error: ...) cpu A->B" and exits 0
  * if at least one frame was sent, 1 otherwise, 2 on usage errors.
  */
@@ -48,7 +51,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: pktsend -i IFNAME -m DSTMAC -s SRCIP -d DSTIP [-p PORT] [-n COUNT]\n"
-		"               [-t SECONDS] [-f NFLOWS]\n");
+		"               [-t SECONDS] [-f NFLOWS] [-e ETHERTYPE]\n");
 	exit(2);
 }
 
@@ -70,6 +73,8 @@ int main(int argc, char **argv)
 	long count = 1000, flows = 16, port = 9000, sent = 0, errors = 0;
 	double secs = 0, end = 0;
 	int first_err = 0, cpu0, fd, one = 1, opt;
+	unsigned long ethertype = ETH_P_IP;
+	char *endp;
 	unsigned int mac[6];
 	unsigned char frame[sizeof(struct ether_header) + sizeof(struct iphdr) +
 			    sizeof(struct udphdr) + PAYLOAD];
@@ -78,7 +83,7 @@ int main(int argc, char **argv)
 	struct udphdr *udp = (void *)(ip + 1);
 	struct sockaddr_ll sll;
 
-	while ((opt = getopt(argc, argv, "i:m:s:d:p:n:t:f:")) != -1) {
+	while ((opt = getopt(argc, argv, "i:m:s:d:p:n:t:f:e:")) != -1) {
 		switch (opt) {
 		case 'i': ifname = optarg; break;
 		case 'm': dmac = optarg; break;
@@ -88,6 +93,11 @@ int main(int argc, char **argv)
 		case 'n': count = tool_num(optarg, 1, 1000000000); break;
 		case 't': secs = atof(optarg); break;
 		case 'f': flows = tool_num(optarg, 1, 4096); break;
+		case 'e':
+			ethertype = strtoul(optarg, &endp, 16);
+			if (*endp || ethertype < 0x600 || ethertype > 0xffff)
+				usage();
+			break;
 		default: usage();
 		}
 	}
@@ -99,7 +109,7 @@ int main(int argc, char **argv)
 	memset(frame, 0, sizeof(frame));
 	memset(&sll, 0, sizeof(sll));
 	sll.sll_family = AF_PACKET;
-	sll.sll_protocol = htons(ETH_P_IP);
+	sll.sll_protocol = htons((uint16_t)ethertype);
 	sll.sll_ifindex = if_nametoindex(ifname);
 	sll.sll_halen = ETH_ALEN;
 	if (!sll.sll_ifindex) {
@@ -108,7 +118,7 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < 6; i++)
 		eth->ether_dhost[i] = sll.sll_addr[i] = mac[i];
-	eth->ether_type = htons(ETH_P_IP);
+	eth->ether_type = htons((uint16_t)ethertype);
 	ip->version = 4;
 	ip->ihl = 5;
 	ip->ttl = 64;

@@ -1,0 +1,494 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Guard mode: for a device whose ops we must not copy (a driver with its
+ * own ndo_select_queue, or one that recognises its devices by their ops
+ * pointer) but whose ordinary packets the kernel's XPS steers, our masks
+ * are written into the kernel's own map with netif_set_xps_queue(), and
+ * written again whenever that map no longer matches them. Drivers rewrite
+ * or wipe it on reloads, channel, MTU and traffic-class changes, the
+ * kernel drops CPUs that are offline when it is written, and nothing
+ * announces any of that. So the map is compared with our masks
+ * periodically, and after each write to our files. The whole map is
+ * compared: the kernel changes parts of it in place, so its pointer alone
+ * cannot tell.
+ *
+ * While every mask of a device is empty, its map is left to the driver,
+ * as steer mode leaves such a device to the stock selection. Detaching
+ * leaves the map as we last wrote it.
+ *
+ * The kernel's map is written under rtnl, as its own xps_cpus file
+ * writes it; everything that writes holds rtnl, then xps_steer_lock. The
+ * periodic check first compares without rtnl, and takes it only for a
+ * restore that is due.
+ */
+#include <linux/atomic.h>
+#include <linux/bitmap.h>
+#include <linux/cpumask.h>
+#include <linux/jiffies.h>
+#include <linux/moduleparam.h>
+#include <linux/netdevice.h>
+#include <linux/rcupdate.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+
+#include "xps_steer.h"
+
+/* The period of the check; 0: only writes to our files write the map. */
+#define GUARD_INTERVAL_MAX_MS	60000
+static unsigned int interval_ms = 1000;
+
+static void check_all(struct work_struct *work);
+static DECLARE_DELAYED_WORK(check_work, check_all);
+
+/* Guarded devices: the periodic check runs while there are any. */
+static atomic_t nr_guarded = ATOMIC_INIT(0);
+
+static const char *const trigger_names[] = {
+	[XPS_STEER_BY_WRITE] = "write",
+	[XPS_STEER_BY_POLL] = "poll",
+};
+
+#if IS_ENABLED(CONFIG_XPS)
+
+bool xps_steer_guard_supported(void)
+{
+	return true;
+}
+
+/*
+ * The two maps of a device, as the kernel keeps them: by CPU, and by
+ * receive queue where the kernel has an rxqs map to guard.
+ */
+enum guard_map { GUARD_CPUS, GUARD_RXQS, GUARD_NR_MAPS = XPS_STEER_GUARD_MAPS };
+
+static const char *const map_names[] = {
+	[GUARD_CPUS] = "xps_cpus",
+	[GUARD_RXQS] = "xps_rxqs",
+};
+
+/* One comparison of a device's maps with our masks. */
+struct guard_sync {
+	enum xps_steer_trigger by;	/* what made us look */
+	/* A write to our files: its map and queues, whose errors are its. */
+	enum guard_map map;
+	const unsigned long *queues;
+	unsigned int applied, restored;	/* queues written */
+	int err;			/* the first refusal of the write's */
+};
+
+static bool map_supported(enum guard_map which)
+{
+	return which == GUARD_CPUS || XPS_STEER_KERNEL_RXQS;
+}
+
+/* Our mask of a queue in that map, and the number of bits it has. */
+static unsigned long *our_mask(struct xps_steer_dev *xdev,
+			       enum guard_map which, unsigned int queue)
+{
+	if (which == GUARD_RXQS)
+		return xdev->rxq_masks + (size_t)queue * xdev->rxq_mask_longs;
+	return xdev->masks + (size_t)queue * xdev->mask_longs;
+}
+
+static unsigned int map_bits(struct xps_steer_dev *xdev,
+			     enum guard_map which)
+{
+	return which == GUARD_RXQS ? xdev->nr_rxqs : nr_cpu_ids;
+}
+
+static struct xps_dev_maps *kernel_maps(struct net_device *dev,
+					enum guard_map which)
+{
+	if (which == GUARD_RXQS)
+		return xps_steer_kernel_rxqs_maps(dev);
+	return xps_steer_kernel_cpu_maps(dev);
+}
+
+/* Whether any queue has a mask in that map: only then is the map ours. */
+static bool guarding(struct xps_steer_dev *xdev, enum guard_map which)
+{
+	unsigned int queue;
+
+	for (queue = 0; queue < xdev->nr_queues; queue++)
+		if (!bitmap_empty(our_mask(xdev, which, queue),
+				  map_bits(xdev, which)))
+			return true;
+	return false;
+}
+
+/* The kernel's mask of one queue into out, as its own file shows it. */
+static void read_kernel_mask(struct xps_steer_dev *xdev,
+			     enum guard_map which, unsigned int queue,
+			     unsigned long *out)
+{
+	unsigned int bits = map_bits(xdev, which);
+	struct net_device *dev = xdev->dev;
+	struct xps_dev_maps *maps;
+	unsigned int id, ids, i;
+	int tc, tcs;
+
+	bitmap_zero(out, bits);
+	/*
+	 * Drivers write the map without rtnl (virtio-net on CPU hotplug),
+	 * and the periodic check's first look holds none: the entries are
+	 * freed after a grace period, so this is safe, if only a hint.
+	 */
+	rcu_read_lock();
+	maps = kernel_maps(dev, which);
+	tc = xps_steer_kernel_queue_tc(dev, queue);
+	if (!maps || tc < 0)
+		goto out;
+	tcs = xps_steer_kernel_maps_tcs(dev, maps);
+	if (tc >= tcs)
+		goto out;
+	ids = min_t(unsigned int, xps_steer_kernel_maps_ids(maps), bits);
+	for (id = 0; id < ids; id++) {
+		struct xps_map *map;
+
+		map = xps_steer_kernel_map_at(maps, id * tcs + tc);
+		if (!map)
+			continue;
+		for (i = 0; i < READ_ONCE(map->len); i++) {
+			if (READ_ONCE(map->queues[i]) == queue) {
+				__set_bit(id, out);
+				break;
+			}
+		}
+	}
+out:
+	rcu_read_unlock();
+}
+
+/*
+ * Whether the kernel's mask of a queue differs from ours: for CPUs, on
+ * the CPUs online now, as the kernel keeps no offline CPU it was given
+ * and one that went offline after the write carries no packets.
+ */
+static bool differs(struct xps_steer_dev *xdev, enum guard_map which,
+		    unsigned int queue)
+{
+	unsigned int bits = map_bits(xdev, which);
+	unsigned long *theirs = xdev->guard.kernel_mask;
+	unsigned long *diff = xdev->guard.diff_mask;
+
+	read_kernel_mask(xdev, which, queue, theirs);
+	bitmap_xor(diff, our_mask(xdev, which, queue), theirs, bits);
+	if (which == GUARD_CPUS)
+		return bitmap_intersects(diff, cpumask_bits(cpu_online_mask),
+					 bits);
+	return !bitmap_empty(diff, bits);
+}
+
+/*
+ * Whether some queue of a device's maps differs from our masks. Without
+ * rtnl the queue count and traffic classes may change meanwhile, so
+ * that is a hint: a drift is compared again under rtnl before writing,
+ * and one missed is seen by the next check.
+ */
+static bool drifted(struct xps_steer_dev *xdev)
+{
+	unsigned int active, queue;
+	enum guard_map which;
+
+	active = min(READ_ONCE(xdev->dev->real_num_tx_queues),
+		     xdev->nr_queues);
+	for (which = 0; which < GUARD_NR_MAPS; which++) {
+		if (!map_supported(which) || !guarding(xdev, which))
+			continue;
+		for (queue = 0; queue < active; queue++)
+			if (!xps_steer_class_refusal(xdev->dev, queue) &&
+			    differs(xdev, which, queue))
+				return true;
+	}
+	return false;
+}
+
+static int write_kernel_mask(struct xps_steer_dev *xdev,
+			     enum guard_map which, unsigned int queue)
+{
+	struct cpumask *cpus = xdev->guard.cpus;
+
+	if (which == GUARD_RXQS)
+		return xps_steer_set_kernel_rxqs(xdev->dev,
+						 our_mask(xdev, which, queue),
+						 queue);
+	bitmap_copy(cpumask_bits(cpus), our_mask(xdev, which, queue),
+		    nr_cpu_ids);
+	return netif_set_xps_queue(xdev->dev, cpus, queue);
+}
+
+/*
+ * Compare one of the kernel's maps with our masks and write the queues
+ * that differ. Queues in no traffic class keep their masks unwritten, as the
+ * kernel refuses them. The map is ours while a mask is set, and once
+ * more when a write empties the last one.
+ */
+static void sync_one(struct xps_steer_dev *xdev, enum guard_map which,
+		     struct guard_sync *s)
+{
+	bool mine = guarding(xdev, which);
+	unsigned int active, queue;
+	bool asked;
+	int ret;
+
+	if (!map_supported(which) ||
+	    (!mine && !(s->queues && xdev->guard.owned[which])))
+		return;
+	xdev->guard.owned[which] = mine;
+	active = min(xdev->dev->real_num_tx_queues, xdev->nr_queues);
+	for (queue = 0; queue < active; queue++) {
+		if (xps_steer_class_refusal(xdev->dev, queue) ||
+		    !differs(xdev, which, queue))
+			continue;
+		asked = s->queues && which == s->map &&
+			test_bit(queue, s->queues);
+		ret = write_kernel_mask(xdev, which, queue);
+		if (ret) {
+			xdev->guard.failed++;
+			pr_warn_ratelimited("%s: guard: tx-%u: the kernel refused the %s map (%s) (%d)\n",
+					    xdev->name, queue, map_names[which],
+					    trigger_names[asked ?
+							  XPS_STEER_BY_WRITE :
+							  s->by], ret);
+			/* Another queue's refusal is not the write's. */
+			if (asked)
+				s->err = s->err ?: ret;
+			continue;
+		}
+		if (asked)
+			s->applied++;
+		else
+			s->restored++;
+	}
+}
+
+/*
+ * Bring both of the kernel's maps in line with our masks; what made us
+ * look is counted when something was restored.  Returns 0 or the first
+ * error the kernel gave for one of the queues the write asked for.
+ */
+static int sync_map(struct xps_steer_dev *xdev, struct guard_sync *s)
+{
+	struct xps_steer_guard *g = &xdev->guard;
+	enum guard_map which;
+
+	ASSERT_RTNL();
+	lockdep_assert_held(&xps_steer_lock);
+	g->checks++;
+	for (which = 0; which < GUARD_NR_MAPS; which++)
+		sync_one(xdev, which, s);
+	if (s->applied)
+		g->applied++;
+	if (s->restored) {
+		g->restores[s->by]++;
+		pr_info_ratelimited("%s: guard: kernel XPS map restored (%s, %u queues)\n",
+				    xdev->name, trigger_names[s->by],
+				    s->restored);
+	}
+	return s->err;
+}
+
+/* A check, by trigger: restore what drifted. */
+static void restore(struct xps_steer_dev *xdev, enum xps_steer_trigger by)
+{
+	struct guard_sync s = { .by = by };
+
+	sync_map(xdev, &s);
+}
+
+/*
+ * The periodic check's first look, without rtnl: whether a restore is
+ * due.
+ */
+static bool restore_due(struct xps_steer_dev *xdev)
+{
+	lockdep_assert_held(&xps_steer_lock);
+	xdev->guard.checks++;
+	return drifted(xdev);
+}
+
+/*
+ * A write to our files: the kernel's map takes our masks of queues (a
+ * bitmap of xdev->nr_queues bits) of the CPU or rxqs map before the write
+ * returns. Other queues found off are restored as well, but what the
+ * kernel refuses there is not the write's error. Caller holds rtnl and
+ * xps_steer_lock; errors are logged.
+ */
+int xps_steer_guard_apply(struct xps_steer_dev *xdev, bool rxqs,
+			  const unsigned long *queues)
+{
+	struct guard_sync s = {
+		.by = XPS_STEER_BY_WRITE,
+		.map = rxqs ? GUARD_RXQS : GUARD_CPUS,
+		.queues = queues,
+	};
+
+	return sync_map(xdev, &s);
+}
+
+#else /* !CONFIG_XPS: the kernel has no map to guard */
+
+bool xps_steer_guard_supported(void)
+{
+	return false;
+}
+
+static void restore(struct xps_steer_dev *xdev, enum xps_steer_trigger by)
+{
+}
+
+static bool restore_due(struct xps_steer_dev *xdev)
+{
+	return false;
+}
+
+int xps_steer_guard_apply(struct xps_steer_dev *xdev, bool rxqs,
+			  const unsigned long *queues)
+{
+	return -EOPNOTSUPP;
+}
+
+#endif /* CONFIG_XPS */
+
+/* Arm the periodic check, if there is a period and something to guard. */
+static void schedule_check(void)
+{
+	unsigned int ms = READ_ONCE(interval_ms);
+
+	if (ms && atomic_read(&nr_guarded))
+		queue_delayed_work(system_unbound_wq, &check_work,
+				   msecs_to_jiffies(ms));
+}
+
+static void check_all(struct work_struct *work)
+{
+	struct xps_steer_dev *xdev;
+	bool due = false;
+
+	/*
+	 * rtnl is the whole stack's lock: a check that finds every map as
+	 * we wrote it (nearly all of them) does without it.
+	 */
+	mutex_lock(&xps_steer_lock);
+	list_for_each_entry(xdev, &xps_steer_devices, node)
+		if (xdev->mode == XPS_STEER_MODE_GUARD && restore_due(xdev))
+			due = true;
+	if (!due) {
+		schedule_check();
+		mutex_unlock(&xps_steer_lock);
+		return;
+	}
+	mutex_unlock(&xps_steer_lock);
+
+	rtnl_lock();
+	mutex_lock(&xps_steer_lock);
+	list_for_each_entry(xdev, &xps_steer_devices, node)
+		if (xdev->mode == XPS_STEER_MODE_GUARD)
+			restore(xdev, XPS_STEER_BY_POLL);
+	schedule_check();
+	mutex_unlock(&xps_steer_lock);
+	rtnl_unlock();
+}
+
+/* A device to be guarded: its scratch space, one mask of either map. */
+int xps_steer_guard_init_dev(struct xps_steer_dev *xdev)
+{
+	unsigned int longs = max(xdev->mask_longs, xdev->rxq_mask_longs);
+
+	xdev->guard.kernel_mask = bitmap_zalloc(longs * BITS_PER_LONG,
+						GFP_KERNEL);
+	xdev->guard.diff_mask = bitmap_zalloc(longs * BITS_PER_LONG,
+					      GFP_KERNEL);
+	xdev->guard.cpus = kzalloc(cpumask_size(), GFP_KERNEL);
+	if (!xdev->guard.kernel_mask || !xdev->guard.diff_mask ||
+	    !xdev->guard.cpus) {
+		xps_steer_guard_free(xdev);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* xdev is on the list now: start checking it. */
+void xps_steer_guard_start(struct xps_steer_dev *xdev)
+{
+	lockdep_assert_held(&xps_steer_lock);
+	atomic_inc(&nr_guarded);
+	schedule_check();
+}
+
+/* xdev is off the list now: the checks no longer need to run for it. */
+void xps_steer_guard_stop(struct xps_steer_dev *xdev)
+{
+	lockdep_assert_held(&xps_steer_lock);
+	atomic_dec(&nr_guarded);
+}
+
+void xps_steer_guard_free(struct xps_steer_dev *xdev)
+{
+	bitmap_free(xdev->guard.kernel_mask);
+	bitmap_free(xdev->guard.diff_mask);
+	kfree(xdev->guard.cpus);
+	xdev->guard.kernel_mask = NULL;
+	xdev->guard.diff_mask = NULL;
+	xdev->guard.cpus = NULL;
+}
+
+/* The stats file of a guarded device: "name value" lines. */
+ssize_t xps_steer_guard_show_stats(struct xps_steer_dev *xdev, char *buf)
+{
+	const struct xps_steer_guard *g = &xdev->guard;
+	enum xps_steer_trigger by;
+	ssize_t len;
+
+	lockdep_assert_held(&xps_steer_lock);
+	len = sysfs_emit(buf, "applied %lu\n", g->applied);
+	for (by = 0; by < XPS_STEER_NR_TRIGGERS; by++)
+		len += sysfs_emit_at(buf, len, "restored_by_%s %lu\n",
+				     trigger_names[by], g->restores[by]);
+	len += sysfs_emit_at(buf, len, "restore_failed %lu\n", g->failed);
+	len += sysfs_emit_at(buf, len, "checks %lu\n", g->checks);
+	return len;
+}
+
+/* guard_interval_ms: 0 to GUARD_INTERVAL_MAX_MS; a change re-arms. */
+static int interval_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int ms;
+	int err;
+
+	err = kstrtouint(val, 0, &ms);
+	if (err || ms > GUARD_INTERVAL_MAX_MS) {
+		pr_warn("guard_interval_ms: '%.*s' is not 0 to %u milliseconds (%d)\n",
+			(int)strcspn(val, "\n"), val, GUARD_INTERVAL_MAX_MS,
+			-EINVAL);
+		return -EINVAL;
+	}
+	WRITE_ONCE(interval_ms, ms);
+	if (ms && atomic_read(&nr_guarded))
+		mod_delayed_work(system_unbound_wq, &check_work,
+				 msecs_to_jiffies(ms));
+	return 0;
+}
+
+static int interval_get(char *buffer, const struct kernel_param *kp)
+{
+	return scnprintf(buffer, PAGE_SIZE, "%u\n", READ_ONCE(interval_ms));
+}
+
+const struct kernel_param_ops xps_steer_guard_interval_ops = {
+	.set = interval_set,
+	.get = interval_get,
+};
+
+int xps_steer_guard_init(void)
+{
+	return 0;
+}
+
+/* Nothing is guarded any more: each guarded device held the module. */
+void xps_steer_guard_exit(void)
+{
+	cancel_delayed_work_sync(&check_work);
+}

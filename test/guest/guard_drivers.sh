@@ -1,0 +1,202 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# guard_drivers.sh - guard mode on the test-only drivers of test/modules/:
+# bnxlike (bnx0: bnx2x's queue selection, 4 regular tx queues and a special
+# last one for ethertype 0x88b5, a reload knob that wipes the XPS map as
+# bnx2x's unload/load does, a default_map knob that writes the driver's own
+# map as mlx4 and gve do) and ops_checker (opsc0: its xmit compares
+# dev->netdev_ops with its own table, as the denylisted drivers do).  Every
+# steering claim per packet, from the tracepoint, as in the suite; the
+# special frames (pktsend -e, on a packet socket that bypasses the
+# tracepoint) by the driver's counters.  Sourced by suite.sh (the runner);
+# helpers in lib.sh and guard.sh.
+
+test_def guard_bnxlike_taken "a driver with its own ndo_select_queue (bnxlike): dev=bnx0 is taken in guard mode (own-select-queue, no hook), the masks in the kernel's map, every packet on it"
+test_def guard_bnxlike_reload "bnxlike's reload (netdev_reset_tc, queue count changed and back, close/open) and default_map writes: the kernel's map restored each time, counted; ordinary packets on the map, the special ethertype on the special queue"
+test_def guard_opscheck_holds "ops_checker: guard mode leaves dev->netdev_ops the driver's own (no mismatch, a kernel write undone); steer mode's copy makes its comparison fail: the denylist's reason"
+
+BNXP=/sys/module/bnxlike/parameters
+OPSCP=/sys/module/ops_checker/parameters
+BNX_MASKS=(8 4 2 1 0)	# bnx0: CPU c on queue 3-c, the special queue 4 unmapped
+BNX_QUEUES="0:3 1:2 2:1 3:0"
+
+# fx_testmod NAME DEV ADDR: xps_steer unloaded, the test-only module NAME
+# freshly loaded, its device DEV up with ADDR/24.
+fx_testmod() {
+	xps_unload || return 1
+	fx_cpus_online
+	if grep -q "^$1 " /proc/modules; then
+		must rmmod "$1" || return 1
+	fi
+	modprobe_ok "load $1" "$1" || return 1
+	[ -e "/sys/class/net/$2" ] || { fail "modprobe $1: no device $2"; return 1; }
+	must ip addr add "$3/24" dev "$2" || return 1
+	must ip link set "$2" up
+}
+
+testmod_unload() {	# NAME...
+	local m
+	modprobe -r xps_steer
+	for m in "$@"; do
+		! grep -q "^$m " /proc/modules || rmmod "$m"
+	done
+}
+
+# fx_bnx: bnxlike loaded, xps_steer with dev=bnx0,
+# the map BNX_MASKS written through xps_steer, the log marked.
+fx_bnx() {
+	fx_testmod bnxlike bnx0 10.9.5.1 || return 1
+	klog_mark
+	modprobe_ok load xps_steer dev=bnx0 || return 1
+	set_masks bnx0 "${BNX_MASKS[@]}"
+}
+
+# bnx_steer_check WHAT: every UDP packet of every CPU on bnx0 on its queue.
+bnx_steer_check() {
+	udp_all - bnx0 10.9.5.2 "$BNX_QUEUES"
+	steer_check "UDP, $1" bnx0 5 0 "$SPEC"
+}
+
+# bnx_count Q: frames bnxlike transmitted on queue Q.
+bnx_count() {
+	awk -v q="$1" '{ print $(q + 1) }' "$BNXP/tx_counts"
+}
+
+# bnx_special_check WHAT: pinned pktsend frames of ethertype 0x88b5 from
+# each CPU all counted on the special queue; ordinary IPv4 frames from
+# each CPU on its mapped queue, none on the special queue.
+bnx_special_check() {
+	local c sp n q mac before now
+	mac=02:00:00:00:05:02
+	for c in "${CPUS[@]}"; do
+		sp=$(cat "$BNXP/special_tx")
+		pin "$c" pktsend -i bnx0 -m "$mac" -s 10.9.5.1 -d 10.9.5.2 -n 100 -e 88b5 >"$W/pkt.out" 2>&1 ||
+			{ fail "$1: pktsend -e 88b5 on cpu $c failed"; diag_file "$W/pkt.out"; return 1; }
+		n=$(awk '/^pktsend: sent/ { print $3 }' "$W/pkt.out")
+		now=$(cat "$BNXP/special_tx")
+		[ "$((now - sp))" = "$n" ] ||
+			{ fail "$1: cpu $c sent $n frames of ethertype 0x88b5, special_tx $sp -> $now"; return 1; }
+		q=$((3 - c))
+		before=$(bnx_count "$q")
+		sp=$now
+		pin "$c" pktsend -i bnx0 -m "$mac" -s 10.9.5.1 -d 10.9.5.2 -n 100 >"$W/pkt.out" 2>&1 ||
+			{ fail "$1: pktsend on cpu $c failed"; diag_file "$W/pkt.out"; return 1; }
+		n=$(awk '/^pktsend: sent/ { print $3 }' "$W/pkt.out")
+		now=$(bnx_count "$q")
+		[ "$((now - before))" -ge "$n" ] ||
+			{ fail "$1: cpu $c sent $n IPv4 frames, queue $q counted $before -> $now"; return 1; }
+		[ "$(cat "$BNXP/special_tx")" = "$sp" ] ||
+			{ fail "$1: IPv4 frames of cpu $c counted on the special queue"; return 1; }
+	done
+	diag "$1: ethertype 0x88b5 on the special queue, IPv4 on the map (tx_counts $(cat "$BNXP/tx_counts"))"
+}
+
+# bnx_restores: restored_by_poll of bnx0.
+bnx_restores() {
+	gstat bnx0 restored_by_poll
+}
+
+t_guard_bnxlike_taken() {
+	local line
+	fx_testmod bnxlike bnx0 10.9.5.1 || return
+	klog_mark
+	xps_load dev=bnx0 || return
+	klog_expect "xps_steer: bnx0: attached in guard mode: driver has its own ndo_select_queue (5 tx queues)"
+	[ "$(cat "$XS/bnx0/mode" 2>&1)" = guard ] ||
+		fail "$XS/bnx0/mode reads '$(cat "$XS/bnx0/mode" 2>&1)', expected guard"
+	line=$(grep '^bnx0 ' /sys/module/xps_steer/status)
+	diag "status: $line"
+	case " $line " in
+	*" hook=none "*" mode=guard guard=own-select-queue "*) ;;
+	*) fail "status line '$line': expected hook=none ... mode=guard guard=own-select-queue" ;;
+	esac
+	set_masks bnx0 "${BNX_MASKS[@]}" || return
+	expect_masks bnx0 "${BNX_MASKS[@]}"
+	expect_kmasks "after writing xps_steer's files" bnx0 "${BNX_MASKS[@]}" || return
+	bnx_steer_check "guard mode on bnxlike"
+	bnx_special_check "guard mode on bnxlike"
+}
+
+t_guard_bnxlike_taken_cleanup() {
+	testmod_unload bnxlike
+}
+
+t_guard_bnxlike_reload() {
+	local i r
+	fx_bnx || return
+	expect_kmasks "attached" bnx0 "${BNX_MASKS[@]}" || return
+	for i in 1 2 3 4 5; do
+		r=$(bnx_restores)
+		xw - "$BNXP/reload" 1
+		[ "${XW%% *}" = ok ] || { fail "reload $i: writing 1 gave '$XW'"; return; }
+		wait_kmasks "reload $i" 5 bnx0 "${BNX_MASKS[@]}" || return
+		[ "$(bnx_restores)" -gt "$r" ] ||
+			{ fail "reload $i: restores (poll) still $r"; return; }
+		[ "$(txq_count bnx0)" = 5 ] || { fail "reload $i: bnx0 has $(txq_count bnx0) tx queues"; return; }
+		bnx_steer_check "after reload $i" || return
+	done
+	klog_expect "bnxlike: bnx0: reloaded (0)"
+	for i in 1 2 3; do
+		r=$(bnx_restores)
+		xw - "$BNXP/default_map" 1
+		[ "${XW%% *}" = ok ] || { fail "default_map $i: writing 1 gave '$XW'"; return; }
+		wait_kmasks "default_map $i" 5 bnx0 "${BNX_MASKS[@]}" || return
+		[ "$(bnx_restores)" -gt "$r" ] ||
+			{ fail "default_map $i: restores (poll) still $r"; return; }
+		bnx_steer_check "after default_map $i" || return
+	done
+	klog_expect "bnxlike: bnx0: default XPS map written (0)"
+	diag "bnx0 stats: poll $(gstat bnx0 restored_by_poll)"
+	bnx_special_check "after the reloads"
+}
+
+t_guard_bnxlike_reload_cleanup() {
+	testmod_unload bnxlike
+}
+
+# opsc_steer_check WHAT: every UDP packet of every CPU on opsc0 on its
+# queue of the one-to-one map.
+opsc_steer_check() {
+	udp_all - opsc0 10.9.6.2 "0:0 1:1 2:2 3:3"
+	steer_check "UDP, $1" opsc0 "$NQ" 0 "$SPEC"
+}
+
+t_guard_opscheck_holds() {
+	local n
+	fx_testmod ops_checker opsc0 10.9.6.1 || return
+	klog_mark
+	xps_load dev=opsc0:guard guard_interval_ms=200 || return
+	map11 "$NQ"
+	set_masks opsc0 "${MAP[@]}" || return
+	expect_kmasks "guard mode" opsc0 "${MAP[@]}" || return
+	opsc_steer_check "guard mode on ops_checker" || return
+	xw - "$(kf opsc0 1)" f
+	wait_kmasks "the kernel's tx-1 overwritten with f" 5 opsc0 "${MAP[@]}" || return
+	opsc_steer_check "guard mode, restored" || return
+	n=$(cat "$OPSCP/ops_mismatch")
+	[ "$n" = 0 ] || { fail "guard mode: ops_mismatch reads $n, expected 0"; return; }
+	diag "guard mode: $(cat "$OPSCP/tx_packets") frames, ops_mismatch 0"
+	# Steer mode (opsc0 is not on the denylist): the ops copy.
+	xw - "$DEVP" "$NL"
+	[ "${XW%% *}" = ok ] || { fail "emptying dev= gave '$XW'"; return; }
+	xw - "$DEVP" opsc0
+	[ "${XW%% *}" = ok ] || { fail "writing dev=opsc0 gave '$XW'"; return; }
+	[ "$(cat "$XS/opsc0/mode" 2>&1)" = steer ] ||
+		{ fail "$XS/opsc0/mode reads '$(cat "$XS/opsc0/mode" 2>&1)', expected steer"; return; }
+	set_masks opsc0 "${MAP[@]}" || return
+	opsc_steer_check "steer mode on ops_checker"
+	n=$(cat "$OPSCP/ops_mismatch")
+	[ "$n" -gt 0 ] || { fail "steer mode: ops_mismatch reads $n, expected more than 0"; return; }
+	diag "steer mode: ops_mismatch $n: the driver's comparison fails under the copy"
+	klog_expect "ops_checker: opsc0: dev->netdev_ops is not this driver's table"
+	xw - "$DEVP" "$NL"
+	[ "${XW%% *}" = ok ] || { fail "emptying dev= gave '$XW'"; return; }
+	must modprobe -r xps_steer || return
+	must rmmod ops_checker || return
+	sleep 0.5
+	klog_since | grep -E "$SPLAT_RE" && fail "the kernel log has a warning after the unload"
+}
+
+t_guard_opscheck_holds_cleanup() {
+	testmod_unload ops_checker
+}

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bnxlike - a test-only module: a software multiqueue device shaped like
+ * bnx2x, as xps_steer's guard-mode tests need one (never packaged, never
+ * built by DKMS).
+ *
+ * modprobe bnxlike creates "bnx0": BNXLIKE_NQ regular tx queues and one
+ * special last queue (real_num_tx_queues = BNXLIKE_NQ + 1), as bnx2x has
+ * its FCoE ring. Its own ndo_select_queue does what bnx2x_select_queue()
+ * does: frames of one ethertype go to the special last queue, every other
+ * frame to netdev_pick_tx(dev, skb, NULL) % (real_num_tx_queues - 1), so
+ * the kernel's XPS map still decides the regular queue. The special
+ * ethertype is 0x88b5 (IEEE 802 local experimental ethertype 1), which no
+ * stack of the guest sends. ndo_start_xmit counts the frame and frees it,
+ * as dummy does.
+ *
+ * Module parameters (/sys/module/bnxlike/parameters/):
+ *   reload       write 1: what bnx2x's unload/load does to XPS, under
+ *                rtnl: the device closed if up, netdev_reset_tc() (in
+ *                6.1 this wipes the whole XPS map), real_num_tx_queues
+ *                set to BNXLIKE_NQ - 1 + 1 and back, the device opened
+ *                again if it was up. Safe under traffic.
+ *   default_map  write 1: the driver's own default map, as mlx4 and gve
+ *                write on open: queue q gets CPU q % nr_cpu_ids, for
+ *                each regular queue, under rtnl.
+ *   special_tx   (read-only) frames transmitted on the special queue.
+ *   tx_counts    (read-only) frames transmitted per queue, "n0 n1 ...".
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/etherdevice.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+
+#define BNXLIKE_NQ		4	/* regular tx queues */
+#define BNXLIKE_TXQ		(BNXLIKE_NQ + 1)
+#define BNXLIKE_ETH_P_SPECIAL	0x88b5	/* local experimental ethertype 1 */
+
+static struct net_device *bnx_dev;
+static atomic_long_t tx_count[BNXLIKE_TXQ];
+
+static netdev_tx_t bnxlike_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	u16 q = skb_get_queue_mapping(skb);
+
+	if (q < BNXLIKE_TXQ)
+		atomic_long_inc(&tx_count[q]);
+	dev_lstats_add(dev, skb->len);
+	dev_kfree_skb(skb);
+	return NETDEV_TX_OK;
+}
+
+/* bnx2x_select_queue()'s shape: the special frames to the last queue. */
+static u16 bnxlike_select_queue(struct net_device *dev, struct sk_buff *skb,
+				struct net_device *sb_dev)
+{
+	unsigned int n = dev->real_num_tx_queues;
+
+	if (n > 1 && skb->protocol == htons(BNXLIKE_ETH_P_SPECIAL))
+		return n - 1;
+	if (n < 2)
+		return 0;
+	return netdev_pick_tx(dev, skb, NULL) % (n - 1);
+}
+
+static void bnxlike_get_stats64(struct net_device *dev,
+				struct rtnl_link_stats64 *stats)
+{
+	dev_lstats_read(dev, &stats->tx_packets, &stats->tx_bytes);
+}
+
+static int bnxlike_dev_init(struct net_device *dev)
+{
+	dev->lstats = netdev_alloc_pcpu_stats(struct pcpu_lstats);
+	return dev->lstats ? 0 : -ENOMEM;
+}
+
+static void bnxlike_dev_uninit(struct net_device *dev)
+{
+	free_percpu(dev->lstats);
+}
+
+static const struct net_device_ops bnxlike_netdev_ops = {
+	.ndo_init		= bnxlike_dev_init,
+	.ndo_uninit		= bnxlike_dev_uninit,
+	.ndo_start_xmit		= bnxlike_xmit,
+	.ndo_select_queue	= bnxlike_select_queue,
+	.ndo_get_stats64	= bnxlike_get_stats64,
+	.ndo_set_mac_address	= eth_mac_addr,
+	.ndo_validate_addr	= eth_validate_addr,
+};
+
+static void bnxlike_setup(struct net_device *dev)
+{
+	ether_setup(dev);
+	dev->netdev_ops = &bnxlike_netdev_ops;
+	dev->needs_free_netdev = true;
+	dev->flags |= IFF_NOARP;
+	dev->flags &= ~IFF_MULTICAST;
+	dev->priv_flags |= IFF_NO_QUEUE;
+	eth_hw_addr_random(dev);
+}
+
+/* Both actions under rtnl, with bnx_dev checked there (unload clears it). */
+static int bnxlike_reload(struct net_device *dev)
+{
+	bool up;
+	int err;
+
+	up = netif_running(dev);
+	if (up)
+		dev_close(dev);
+	netdev_reset_tc(dev);
+	err = netif_set_real_num_tx_queues(dev, BNXLIKE_NQ);
+	if (!err)
+		err = netif_set_real_num_tx_queues(dev, BNXLIKE_TXQ);
+	if (up && !err)
+		err = dev_open(dev, NULL);
+	pr_info("%s: reloaded (%d)\n", dev->name, err);
+	return err;
+}
+
+static int write_default_map(struct net_device *dev)
+{
+	int q, err = 0;
+
+	for (q = 0; q < BNXLIKE_NQ && !err; q++)
+		err = netif_set_xps_queue(dev, cpumask_of(q % nr_cpu_ids), q);
+	return err;
+}
+
+static int bnxlike_default_map(struct net_device *dev)
+{
+	int err = write_default_map(dev);
+
+	pr_info("%s: default XPS map written (%d)\n", dev->name, err);
+	return err;
+}
+
+static int action_set(const char *val, const struct kernel_param *kp)
+{
+	bool on;
+	int err;
+
+	err = kstrtobool(val, &on);
+	if (err)
+		return err;
+	if (!on)
+		return 0;
+	rtnl_lock();
+	if (!bnx_dev)
+		err = -ENODEV;
+	else if (kp->arg)
+		err = bnxlike_default_map(bnx_dev);
+	else
+		err = bnxlike_reload(bnx_dev);
+	rtnl_unlock();
+	return err;
+}
+
+static int action_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "0\n");
+}
+
+static const struct kernel_param_ops action_ops = {
+	.set = action_set,
+	.get = action_get,
+};
+
+static int special_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%ld\n",
+			  atomic_long_read(&tx_count[BNXLIKE_TXQ - 1]));
+}
+
+static int counts_get(char *buf, const struct kernel_param *kp)
+{
+	int q, n = 0;
+
+	for (q = 0; q < BNXLIKE_TXQ; q++)
+		n += sysfs_emit_at(buf, n, "%s%ld", q ? " " : "",
+				   atomic_long_read(&tx_count[q]));
+	return n + sysfs_emit_at(buf, n, "\n");
+}
+
+static const struct kernel_param_ops special_ops = {
+	.get = special_get,
+};
+
+static const struct kernel_param_ops counts_ops = {
+	.get = counts_get,
+};
+
+module_param_cb(reload, &action_ops, NULL, 0644);
+MODULE_PARM_DESC(reload, "write 1: reset the tc and XPS state and the queue count, as bnx2x's unload/load");
+/* Any non-NULL arg tells default_map from reload. */
+module_param_cb(default_map, &action_ops, &bnx_dev, 0644);
+MODULE_PARM_DESC(default_map, "write 1: write the driver's default XPS map (queue q: CPU q)");
+module_param_cb(special_tx, &special_ops, NULL, 0444);
+MODULE_PARM_DESC(special_tx, "frames transmitted on the special last queue");
+module_param_cb(tx_counts, &counts_ops, NULL, 0444);
+MODULE_PARM_DESC(tx_counts, "frames transmitted per tx queue");
+
+static int __init bnxlike_init(void)
+{
+	struct net_device *dev;
+	int err;
+
+	dev = alloc_netdev_mqs(0, "bnx0", NET_NAME_ENUM, bnxlike_setup,
+			       BNXLIKE_TXQ, 1);
+	if (!dev)
+		return -ENOMEM;
+	err = register_netdev(dev);
+	if (err) {
+		free_netdev(dev);
+		return err;
+	}
+	bnx_dev = dev;
+	pr_info("%s: %d tx queues, the last one for ethertype 0x%04x\n",
+		dev->name, dev->real_num_tx_queues, BNXLIKE_ETH_P_SPECIAL);
+	return 0;
+}
+
+static void __exit bnxlike_exit(void)
+{
+	struct net_device *dev = bnx_dev;
+
+	rtnl_lock();
+	bnx_dev = NULL;
+	unregister_netdevice(dev);
+	rtnl_unlock();
+}
+
+module_init(bnxlike_init);
+module_exit(bnxlike_exit);
+
+MODULE_DESCRIPTION("Test only: a multiqueue software device with bnx2x's queue selection and XPS resets");
+MODULE_LICENSE("GPL");
