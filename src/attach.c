@@ -552,6 +552,14 @@ static int netdev_event(struct notifier_block *nb, unsigned long event,
 		if (xdev)
 			detach(xdev);
 		break;
+	/* Drivers rewrite or wipe their XPS maps as these happen. */
+	case NETDEV_UP:
+	case NETDEV_CHANGE:
+	case NETDEV_CHANGEMTU:
+	case NETDEV_FEAT_CHANGE:
+		if (xdev && xdev->mode == XPS_STEER_MODE_GUARD)
+			xps_steer_guard_event(xdev);
+		break;
 	}
 	return NOTIFY_DONE;
 }

@@ -7,10 +7,16 @@
  * written again whenever that map no longer matches them. Drivers rewrite
  * or wipe it on reloads, channel, MTU and traffic-class changes, the
  * kernel drops CPUs that are offline when it is written, and nothing
- * announces any of that. So the map is compared with our masks
- * periodically, and after each write to our files. The whole map is
- * compared: the kernel changes parts of it in place, so its pointer alone
- * cannot tell.
+ * announces any of that. So the map is compared with our masks after the
+ * netdev events that come with such changes, after CPU hotplug, and
+ * periodically as the backstop. The whole map is compared: the kernel
+ * changes parts of it in place, so its pointer alone cannot tell.
+ *
+ * A driver may write the map again right after we restored it (virtio-net
+ * on each CPU hotplug, a driver's reset loop). Such a drift, found soon
+ * after our own write, is a fight: counted, logged, and the restores that
+ * follow wait, twice as long for each fight in a row up to a few seconds,
+ * so that neither writer spins; the wait ends once the map stays put.
  *
  * While every mask of a device is empty, its map is left to the driver,
  * as steer mode leaves such a device to the stock selection. Detaching
@@ -23,10 +29,15 @@
  */
 #include <linux/atomic.h>
 #include <linux/bitmap.h>
+#include <linux/cpu.h>
+#ifdef XPS_STEER_HAVE_CPUHP_SETUP_STATE
+#include <linux/cpuhotplug.h>
+#endif
 #include <linux/cpumask.h>
 #include <linux/jiffies.h>
 #include <linux/moduleparam.h>
 #include <linux/netdevice.h>
+#include <linux/notifier.h>
 #include <linux/rcupdate.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
@@ -35,18 +46,39 @@
 
 #include "xps_steer.h"
 
-/* The period of the check; 0: only writes to our files write the map. */
+/* The period of the backstop check; 0: events and hotplug only. */
 #define GUARD_INTERVAL_MAX_MS	60000
 static unsigned int interval_ms = 1000;
 
+/*
+ * A drift found within GUARD_FIGHT_MS plus the period of our last write
+ * (by the next periodic check at the latest) is a fight. The restore of
+ * the first fight in a row is not delayed; each later one waits, from
+ * our last write, the back-off, which starts at GUARD_BACKOFF_MIN_MS and
+ * doubles with each fight up to GUARD_BACKOFF_MAX_MS.
+ */
+#define GUARD_FIGHT_MS		500
+#define GUARD_BACKOFF_MIN_MS	250
+#define GUARD_BACKOFF_MAX_MS	4000
+
 static void check_all(struct work_struct *work);
 static DECLARE_DELAYED_WORK(check_work, check_all);
+/* The same check, when a restore's back-off is over. */
+static DECLARE_DELAYED_WORK(retry_work, check_all);
 
-/* Guarded devices: the periodic check runs while there are any. */
+/* Set by the hotplug callbacks: the next check is theirs. */
+static atomic_t hotplug_seen = ATOMIC_INIT(0);
+
+/*
+ * Guarded devices: the hotplug callbacks may take no lock of ours, as we
+ * write the map under xps_steer_lock with CPU hotplug locked after it.
+ */
 static atomic_t nr_guarded = ATOMIC_INIT(0);
 
 static const char *const trigger_names[] = {
 	[XPS_STEER_BY_WRITE] = "write",
+	[XPS_STEER_BY_EVENT] = "event",
+	[XPS_STEER_BY_HOTPLUG] = "hotplug",
 	[XPS_STEER_BY_POLL] = "poll",
 };
 
@@ -74,6 +106,9 @@ struct guard_sync {
 	/* A write to our files: its map and queues, whose errors are its. */
 	enum guard_map map;
 	const unsigned long *queues;
+	/* Whether the drift of other queues is restored now, found by what. */
+	bool decided, restore;
+	enum xps_steer_trigger restore_by;
 	unsigned int applied, restored;	/* queues written */
 	int err;			/* the first refusal of the write's */
 };
@@ -219,9 +254,92 @@ static int write_kernel_mask(struct xps_steer_dev *xdev,
 	return netif_set_xps_queue(xdev->dev, cpus, queue);
 }
 
+/* Have the check run within delay jiffies, unless it is due sooner. */
+static void retry_within(unsigned long delay)
+{
+	lockdep_assert_held(&xps_steer_lock);
+	if (delayed_work_pending(&retry_work) &&
+	    time_before_eq(retry_work.timer.expires, jiffies + delay))
+		return;
+	mod_delayed_work(system_unbound_wq, &retry_work, delay);
+}
+
+/* How long after our write a drift is the driver fighting us. */
+static unsigned long fight_reach(void)
+{
+	return msecs_to_jiffies(GUARD_FIGHT_MS + READ_ONCE(interval_ms));
+}
+
+/*
+ * The map matches our masks: a restore waiting is moot, and once a
+ * fight's reach has passed, it stayed put: the back-off ends.
+ */
+static void map_intact(struct xps_steer_dev *xdev)
+{
+	struct xps_steer_guard *g = &xdev->guard;
+
+	g->deferred = XPS_STEER_NR_TRIGGERS;
+	if (g->recent && !time_before(jiffies, g->last_write + fight_reach())) {
+		g->recent = 0;
+		g->backoff_ms = 0;
+	}
+}
+
+/* A drift found right after our write: count it, and back off. */
+static void fight(struct xps_steer_dev *xdev, enum xps_steer_trigger by,
+		  unsigned long now)
+{
+	struct xps_steer_guard *g = &xdev->guard;
+
+	g->fights[by]++;
+	/* This restore waits the back-off the last fight set, if any. */
+	g->backoff_until = g->last_write + msecs_to_jiffies(g->backoff_ms);
+	g->backoff_ms = clamp_t(unsigned int, g->backoff_ms * 2,
+				GUARD_BACKOFF_MIN_MS, GUARD_BACKOFF_MAX_MS);
+	pr_notice_ratelimited("%s: guard: kernel XPS map rewritten %u ms after xps_steer wrote it (%s): the driver fights the guard, restores back off up to %u ms\n",
+			      xdev->name, jiffies_to_msecs(now - g->last_write),
+			      trigger_names[by], g->backoff_ms);
+}
+
+/*
+ * Whether the drift of queues other than a write's own may be written
+ * now; decided once per comparison. A drift is judged when it is found:
+ * a fight or not. While its back-off lasts it waits, with the trigger
+ * that found it, for the retry.
+ */
+static bool may_restore(struct xps_steer_dev *xdev, struct guard_sync *s)
+{
+	struct xps_steer_guard *g = &xdev->guard;
+	unsigned long now = jiffies;
+
+	if (s->decided)
+		return s->restore;
+	s->decided = true;
+	if (g->deferred == XPS_STEER_NR_TRIGGERS) {
+		g->deferred = s->by;
+		if (g->recent &&
+		    time_before(now, g->last_write + fight_reach())) {
+			fight(xdev, s->by, now);
+		} else {
+			g->backoff_ms = 0;
+			g->backoff_until = now;
+		}
+	}
+	if (time_before(now, g->backoff_until)) {
+		retry_within(g->backoff_until - now);
+		s->restore = false;
+		return false;
+	}
+	s->restore_by = g->deferred;
+	g->deferred = XPS_STEER_NR_TRIGGERS;
+	s->restore = true;
+	return true;
+}
+
 /*
  * Compare one of the kernel's maps with our masks and write the queues
- * that differ. Queues in no traffic class keep their masks unwritten, as the
+ * that differ: a write's own queues always, the others as may_restore()
+ * lets. Queues in no traffic class keep their masks unwritten, as the
  * kernel refuses them. The map is ours while a mask is set, and once
  * more when a write empties the last one.
  */
@@ -244,6 +362,8 @@ static void sync_one(struct xps_steer_dev *xdev, enum guard_map which,
 			continue;
 		asked = s->queues && which == s->map &&
 			test_bit(queue, s->queues);
+		if (!asked && !may_restore(xdev, s))
+			continue;
 		ret = write_kernel_mask(xdev, which, queue);
 		if (ret) {
 			xdev->guard.failed++;
@@ -251,7 +371,7 @@ static void sync_one(struct xps_steer_dev *xdev, enum guard_map which,
 					    xdev->name, queue, map_names[which],
 					    trigger_names[asked ?
 							  XPS_STEER_BY_WRITE :
-							  s->by], ret);
+							  s->restore_by], ret);
 			/* Another queue's refusal is not the write's. */
 			if (asked)
 				s->err = s->err ?: ret;
@@ -265,9 +385,10 @@ static void sync_one(struct xps_steer_dev *xdev, enum guard_map which,
 }
 
 /*
- * Bring both of the kernel's maps in line with our masks; what made us
- * look is counted when something was restored.  Returns 0 or the first
- * error the kernel gave for one of the queues the write asked for.
+ * Bring both of the kernel's maps in line with our masks, as far as
+ * guard_sync says; what made us look is counted when something was
+ * restored. 0 or the first error of the kernel's writes of the write's
+ * own queues.
  */
 static int sync_map(struct xps_steer_dev *xdev, struct guard_sync *s)
 {
@@ -277,14 +398,22 @@ static int sync_map(struct xps_steer_dev *xdev, struct guard_sync *s)
 	ASSERT_RTNL();
 	lockdep_assert_held(&xps_steer_lock);
 	g->checks++;
+	s->restore_by = s->by;
 	for (which = 0; which < GUARD_NR_MAPS; which++)
 		sync_one(xdev, which, s);
+	/* No drift but in the write's own queues. */
+	if (!s->decided)
+		map_intact(xdev);
+	if (s->applied || s->restored) {
+		g->last_write = jiffies;
+		g->recent = 1;
+	}
 	if (s->applied)
 		g->applied++;
 	if (s->restored) {
-		g->restores[s->by]++;
+		g->restores[s->restore_by]++;
 		pr_info_ratelimited("%s: guard: kernel XPS map restored (%s, %u queues)\n",
-				    xdev->name, trigger_names[s->by],
+				    xdev->name, trigger_names[s->restore_by],
 				    s->restored);
 	}
 	return s->err;
@@ -300,13 +429,25 @@ static void restore(struct xps_steer_dev *xdev, enum xps_steer_trigger by)
 
 /*
  * The periodic check's first look, without rtnl: whether a restore is
- * due.
+ * due, that is a drift not waiting out a back-off.
  */
 static bool restore_due(struct xps_steer_dev *xdev)
 {
+	struct xps_steer_guard *g = &xdev->guard;
+	unsigned long now = jiffies;
+
 	lockdep_assert_held(&xps_steer_lock);
-	xdev->guard.checks++;
-	return drifted(xdev);
+	g->checks++;
+	if (!drifted(xdev)) {
+		map_intact(xdev);
+		return false;
+	}
+	if (g->deferred != XPS_STEER_NR_TRIGGERS &&
+	    time_before(now, g->backoff_until)) {
+		retry_within(g->backoff_until - now);
+		return false;
+	}
+	return true;
 }
 
 /*
@@ -326,6 +467,14 @@ int xps_steer_guard_apply(struct xps_steer_dev *xdev, bool rxqs,
 	};
 
 	return sync_map(xdev, &s);
+}
+
+/* A netdev event of a guarded device; under rtnl, as notifiers run. */
+void xps_steer_guard_event(struct xps_steer_dev *xdev)
+{
+	mutex_lock(&xps_steer_lock);
+	restore(xdev, XPS_STEER_BY_EVENT);
+	mutex_unlock(&xps_steer_lock);
 }
 
 #else /* !CONFIG_XPS: the kernel has no map to guard */
@@ -350,6 +499,10 @@ int xps_steer_guard_apply(struct xps_steer_dev *xdev, bool rxqs,
 	return -EOPNOTSUPP;
 }
 
+void xps_steer_guard_event(struct xps_steer_dev *xdev)
+{
+}
+
 #endif /* CONFIG_XPS */
 
 /* Arm the periodic check, if there is a period and something to guard. */
@@ -364,9 +517,20 @@ static void schedule_check(void)
 
 static void check_all(struct work_struct *work)
 {
+	enum xps_steer_trigger by = XPS_STEER_BY_POLL;
 	struct xps_steer_dev *xdev;
 	bool due = false;
 
+	if (atomic_xchg(&hotplug_seen, 0)) {
+		/*
+		 * Drivers rewrite their maps in the late steps of a hotplug
+		 * (virtio-net when the CPU is dead): wait for the operation
+		 * that queued us to finish before comparing.
+		 */
+		cpus_read_lock();
+		cpus_read_unlock();
+		by = XPS_STEER_BY_HOTPLUG;
+	}
 	/*
 	 * rtnl is the whole stack's lock: a check that finds every map as
 	 * we wrote it (nearly all of them) does without it.
@@ -376,7 +540,8 @@ static void check_all(struct work_struct *work)
 		if (xdev->mode == XPS_STEER_MODE_GUARD && restore_due(xdev))
 			due = true;
 	if (!due) {
-		schedule_check();
+		if (work == &check_work.work)
+			schedule_check();
 		mutex_unlock(&xps_steer_lock);
 		return;
 	}
@@ -386,17 +551,121 @@ static void check_all(struct work_struct *work)
 	mutex_lock(&xps_steer_lock);
 	list_for_each_entry(xdev, &xps_steer_devices, node)
 		if (xdev->mode == XPS_STEER_MODE_GUARD)
-			restore(xdev, XPS_STEER_BY_POLL);
-	schedule_check();
+			restore(xdev, by);
+	if (work == &check_work.work)
+		schedule_check();
 	mutex_unlock(&xps_steer_lock);
 	rtnl_unlock();
 }
+
+#if defined(XPS_STEER_HAVE_CPUHP_SETUP_STATE) || \
+	defined(XPS_STEER_HAVE_REGISTER_CPU_NOTIFIER)
+/*
+ * A CPU came online or went offline. Hotplug callbacks run with CPU
+ * hotplug locked, under which nothing may take rtnl or write the map:
+ * the check is queued, and waits for the hotplug to finish.
+ */
+static void cpu_changed(void)
+{
+	if (!atomic_read(&nr_guarded))
+		return;
+	atomic_set(&hotplug_seen, 1);
+	mod_delayed_work(system_unbound_wq, &check_work, 0);
+}
+#endif
+
+#ifdef XPS_STEER_HAVE_CPUHP_SETUP_STATE
+static int hotplug_state;	/* 0: none to be had */
+
+static int cpu_up_or_down(unsigned int cpu)
+{
+	cpu_changed();
+	return 0;
+}
+
+/*
+ * There are few dynamic states (30 in 6.1); without one guard mode still
+ * works: the periodic check finds what a hotplug changed.
+ */
+static void hotplug_init(void)
+{
+	int ret;
+
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN,
+					"net/xps_steer:guard", cpu_up_or_down,
+					cpu_up_or_down);
+	if (ret < 0) {
+		pr_warn("guard: no CPU hotplug state free (%d): CPU hotplug is seen by the periodic check only\n",
+			ret);
+		return;
+	}
+	hotplug_state = ret;
+}
+
+static void hotplug_exit(void)
+{
+	if (hotplug_state > 0)
+		cpuhp_remove_state_nocalls(hotplug_state);
+	hotplug_state = 0;
+}
+#elif defined(XPS_STEER_HAVE_REGISTER_CPU_NOTIFIER)
+/* Before the cpuhp states (3.10): the CPU notifier chain. */
+static bool hotplug_registered;
+
+static int cpu_event(struct notifier_block *nb, unsigned long action,
+		     void *hcpu)
+{
+	switch (action & ~CPU_TASKS_FROZEN) {
+	case CPU_ONLINE:
+	case CPU_DEAD:
+		cpu_changed();
+		break;
+	}
+	return NOTIFY_OK;
+}
+
+static struct notifier_block cpu_notifier = {
+	.notifier_call = cpu_event,
+};
+
+static void hotplug_init(void)
+{
+	int ret = register_cpu_notifier(&cpu_notifier);
+
+	if (ret) {
+		pr_warn("guard: no CPU notifier (%d): CPU hotplug is seen by the periodic check only\n",
+			ret);
+		return;
+	}
+	hotplug_registered = true;
+}
+
+static void hotplug_exit(void)
+{
+	if (hotplug_registered)
+		unregister_cpu_notifier(&cpu_notifier);
+	hotplug_registered = false;
+}
+#else
+/*
+ * Neither cpuhp states nor CPU notifiers: the periodic check finds what
+ * a hotplug changed (guard_interval_ms=0 then leaves it to the events).
+ */
+static void hotplug_init(void)
+{
+}
+
+static void hotplug_exit(void)
+{
+}
+#endif
 
 /* A device to be guarded: its scratch space, one mask of either map. */
 int xps_steer_guard_init_dev(struct xps_steer_dev *xdev)
 {
 	unsigned int longs = max(xdev->mask_longs, xdev->rxq_mask_longs);
 
+	xdev->guard.deferred = XPS_STEER_NR_TRIGGERS;
 	xdev->guard.kernel_mask = bitmap_zalloc(longs * BITS_PER_LONG,
 						GFP_KERNEL);
 	xdev->guard.diff_mask = bitmap_zalloc(longs * BITS_PER_LONG,
@@ -435,7 +704,10 @@ void xps_steer_guard_free(struct xps_steer_dev *xdev)
 	xdev->guard.cpus = NULL;
 }
 
-/* The stats file of a guarded device: "name value" lines. */
+/*
+ * The stats file of a guarded device: "name value" lines. backoff_ms is
+ * what the next fight in a row would make the restores wait (0: none).
+ */
 ssize_t xps_steer_guard_show_stats(struct xps_steer_dev *xdev, char *buf)
 {
 	const struct xps_steer_guard *g = &xdev->guard;
@@ -447,6 +719,10 @@ ssize_t xps_steer_guard_show_stats(struct xps_steer_dev *xdev, char *buf)
 	for (by = 0; by < XPS_STEER_NR_TRIGGERS; by++)
 		len += sysfs_emit_at(buf, len, "restored_by_%s %lu\n",
 				     trigger_names[by], g->restores[by]);
+	for (by = 0; by < XPS_STEER_NR_TRIGGERS; by++)
+		len += sysfs_emit_at(buf, len, "fights_by_%s %lu\n",
+				     trigger_names[by], g->fights[by]);
+	len += sysfs_emit_at(buf, len, "backoff_ms %u\n", g->backoff_ms);
 	len += sysfs_emit_at(buf, len, "restore_failed %lu\n", g->failed);
 	len += sysfs_emit_at(buf, len, "checks %lu\n", g->checks);
 	return len;
@@ -482,13 +758,17 @@ const struct kernel_param_ops xps_steer_guard_interval_ops = {
 	.get = interval_get,
 };
 
+/* Without a hotplug trigger guard mode still works: never fails. */
 int xps_steer_guard_init(void)
 {
+	hotplug_init();
 	return 0;
 }
 
 /* Nothing is guarded any more: each guarded device held the module. */
 void xps_steer_guard_exit(void)
 {
+	hotplug_exit();
 	cancel_delayed_work_sync(&check_work);
+	cancel_delayed_work_sync(&retry_work);
 }

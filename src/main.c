@@ -17,7 +17,7 @@ MODULE_PARM_DESC(dev,
 
 module_param_cb(guard_interval_ms, &xps_steer_guard_interval_ops, NULL, 0644);
 MODULE_PARM_DESC(guard_interval_ms,
-		 "Guard mode: how often, in milliseconds, each guarded device's kernel XPS map is compared with its masks and restored (0: never, at most 60000; default 1000)");
+		 "Guard mode: how often, in milliseconds, each guarded device's kernel XPS map is compared with its masks and restored, besides after netdev events and CPU hotplug (0: never, at most 60000; default 1000)");
 
 static int __init xps_steer_init(void)
 {

@@ -9,7 +9,7 @@
  *   denylist.c drivers we must never wrap, and drivers whose queue
  *              selection never consults XPS
  *   guard.c    guard mode: the kernel's own XPS map kept equal to our
- *              masks, checked periodically
+ *              masks, checked after events, CPU hotplug and periodically
  *   counters.c per-CPU packet counters, summed on read
  *   slots.c    the table of our net_device_ops copies, in which the TX
  *              path finds a device's map from dev->netdev_ops in O(1)
@@ -121,8 +121,10 @@ enum xps_steer_guard_why {
 /* What made guard.c look at the kernel's map (the stats file's names). */
 enum xps_steer_trigger {
 	XPS_STEER_BY_WRITE,	/* a write to our files, other queues off */
+	XPS_STEER_BY_EVENT,	/* a netdev notifier event */
+	XPS_STEER_BY_HOTPLUG,	/* a CPU came online or went offline */
 	XPS_STEER_BY_POLL,	/* the periodic check */
-	XPS_STEER_NR_TRIGGERS
+	XPS_STEER_NR_TRIGGERS	/* also: none */
 };
 
 /* The kernel's maps guard mode keeps: by CPU and by receive queue. */
@@ -137,8 +139,15 @@ struct xps_steer_guard {
 	unsigned long applied;		/* writes to our files that wrote */
 	/* Checks that restored the kernel's map, by trigger. */
 	unsigned long restores[XPS_STEER_NR_TRIGGERS];
+	/* Drifts found right after our own write, by trigger. */
+	unsigned long fights[XPS_STEER_NR_TRIGGERS];
 	unsigned long failed;		/* writes the kernel refused */
 	unsigned long checks;		/* comparisons made */
+	unsigned long last_write;	/* jiffies of our last write */
+	unsigned long backoff_until;	/* jiffies: restores wait till then */
+	unsigned int backoff_ms;	/* the wait after the next fight */
+	u8 recent;			/* last_write may start a fight */
+	u8 deferred;			/* trigger of a waiting restore */
 	/* Per map (CPUs, rxqs): we wrote it with a mask set. */
 	u8 owned[XPS_STEER_GUARD_MAPS];
 };
@@ -224,6 +233,7 @@ void xps_steer_guard_stop(struct xps_steer_dev *xdev);
 void xps_steer_guard_free(struct xps_steer_dev *xdev);
 int xps_steer_guard_apply(struct xps_steer_dev *xdev, bool rxqs,
 			  const unsigned long *queues);
+void xps_steer_guard_event(struct xps_steer_dev *xdev);
 ssize_t xps_steer_guard_show_stats(struct xps_steer_dev *xdev, char *buf);
 
 /* slots.c */

@@ -2,14 +2,18 @@
 # shellcheck shell=bash
 # guard.sh - guard mode on the suite's dummy (asked for with dev=NAME:guard):
 # xps_steer's masks written into the kernel's own XPS map, and written again
-# after a write to the kernel's files replaced them, found by the periodic
-# check; what stays after detach; the guard_interval_ms parameter; rename
-# and removal of a guarded device.
+# after whatever replaced or wiped it (a software mqprio, a write to the
+# kernel's files, an offline CPU coming back), found by a netdev event, CPU
+# hotplug or the periodic check; what stays after detach; the
+# guard_interval_ms parameter; rename and removal of a guarded device.
 # Every steering claim per packet, from the tracepoint, as in the suite.
 # Sourced by suite.sh (the runner); helpers in lib.sh.
 
 test_def guard_attach_requested "dev=dum0:guard: mode guard, ops left alone, the masks written into the kernel's own map, every packet on it"
+test_def guard_event_restore "with the periodic check off, a kernel map overwritten is restored by the next netdev event (MTU change, down/up), counted as event"
+test_def guard_mqprio_restore "a software mqprio added and removed wipes the kernel's map: restored by the periodic check each time, every packet on the map again"
 test_def guard_kernel_write_undone "a write to the kernel's own xps_cpus of a guarded device is undone within guard_interval_ms, logged and counted as poll"
+test_def guard_offline_cpu_readded "a mask naming an offline CPU: the kernel drops it, xps_steer keeps it and re-adds it when the CPU comes online (hotplug), per packet"
 test_def guard_detach_leaves_map "detaching a guarded device (dev= list, module unload) leaves the kernel's map as xps_steer wrote it; no further restores"
 test_def guard_interval_param "guard_interval_ms: bad values refused with EINVAL and a log line, nothing changed; 0 stops the periodic check, a period starts it again"
 test_def guard_rename_remove "a guarded device renamed keeps its tree and its guard under the new name; removed, its tree goes and its status line says absent, no warning"
@@ -140,6 +144,55 @@ t_guard_attach_requested() {
 	expect_kmasks "after emptying xps_steer's files" dum0 0 0 0 0
 }
 
+t_guard_event_restore() {
+	local ev
+	fx_guarded guard_interval_ms=0 || return
+	ev=$(gstat dum0 restored_by_event)
+	kset_masks - dum0 0 0 0 0 || return
+	sleep 1
+	expect_kmasks "overwritten, no period" dum0 0 0 0 0 || return
+	expect_gstat_same dum0 restored_by_event "$ev" || return
+	must ip link set dum0 mtu 1400 || return
+	expect_kmasks "after the MTU change" dum0 "${MAP[@]}"
+	expect_gstat_grew dum0 restored_by_event "$ev"
+	klog_expect "xps_steer: dum0: guard: kernel XPS map restored (event, $NQ queues)"
+	ev=$(gstat dum0 restored_by_event)
+	kset_masks - dum0 0 0 0 0 || return
+	must ip link set dum0 down || return
+	must ip link set dum0 up || return
+	expect_kmasks "after down and up" dum0 "${MAP[@]}"
+	expect_gstat_grew dum0 restored_by_event "$ev"
+	guard_steer_check "restored by events"
+}
+
+t_guard_event_restore_cleanup() {
+	ip link set dum0 mtu 1500
+	ip link set dum0 up
+	modprobe -r xps_steer
+}
+
+t_guard_mqprio_restore() {
+	local poll
+	fx_guarded guard_interval_ms=200 || return
+	poll=$(gstat dum0 restored_by_poll)
+	must tc qdisc add dev dum0 root handle 1: mqprio num_tc 1 \
+		map 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 queues 4@0 hw 0 || return
+	wait_kmasks "mqprio added" 5 dum0 "${MAP[@]}" || return
+	expect_gstat_grew dum0 restored_by_poll "$poll"
+	klog_expect "xps_steer: dum0: guard: kernel XPS map restored (poll, $NQ queues)"
+	guard_steer_check "under mqprio"
+	poll=$(gstat dum0 restored_by_poll)
+	must tc qdisc del dev dum0 root || return
+	wait_kmasks "mqprio removed" 5 dum0 "${MAP[@]}" || return
+	expect_gstat_grew dum0 restored_by_poll "$poll"
+	guard_steer_check "mqprio removed"
+}
+
+t_guard_mqprio_restore_cleanup() {
+	tc qdisc del dev dum0 root
+	modprobe -r xps_steer
+}
+
 t_guard_kernel_write_undone() {
 	local poll
 	fx_guarded guard_interval_ms=200 || return
@@ -151,6 +204,34 @@ t_guard_kernel_write_undone() {
 	klog_expect "xps_steer: dum0: guard: kernel XPS map restored (poll, "
 	expect_masks dum0 "${MAP[@]}"
 	guard_steer_check "after the kernel's file was overwritten"
+}
+
+t_guard_offline_cpu_readded() {
+	local on hot
+	on=/sys/devices/system/cpu/cpu$OFF_CPU/online
+	[ -w "$on" ] || { fail "$on missing: CPU $OFF_CPU cannot be taken offline"; return; }
+	fx_loaded dev=dum0:guard guard_interval_ms=0 || return
+	must sh -c "echo 0 >$on" || return
+	cpus_refresh
+	map11 "$NQ"
+	set_masks dum0 "${MAP[@]}" || return
+	expect_masks dum0 "${MAP[@]}"
+	# The kernel keeps no offline CPU: tx-3 (CPU 3 only) stays empty.
+	expect_kmasks "CPU $OFF_CPU offline" dum0 1 2 4 0
+	hot=$(gstat dum0 restored_by_hotplug)
+	must sh -c "echo 1 >$on" || return
+	cpus_refresh
+	[ "$NCPU" = 4 ] || { fail "CPU $OFF_CPU did not come back online"; return; }
+	wait_kmasks "CPU $OFF_CPU online again" 5 dum0 "${MAP[@]}" || return
+	expect_gstat_grew dum0 restored_by_hotplug "$hot"
+	klog_expect "xps_steer: dum0: guard: kernel XPS map restored (hotplug, 1 queues)"
+	guard_steer_check "CPU $OFF_CPU re-added"
+}
+
+t_guard_offline_cpu_readded_cleanup() {
+	echo 1 >"/sys/devices/system/cpu/cpu$OFF_CPU/online"
+	cpus_refresh
+	modprobe -r xps_steer
 }
 
 t_guard_detach_leaves_map() {

@@ -13,6 +13,7 @@
 
 test_def guard_bnxlike_taken "a driver with its own ndo_select_queue (bnxlike): dev=bnx0 is taken in guard mode (own-select-queue, no hook), the masks in the kernel's map, every packet on it"
 test_def guard_bnxlike_reload "bnxlike's reload (netdev_reset_tc, queue count changed and back, close/open) and default_map writes: the kernel's map restored each time, counted; ordinary packets on the map, the special ethertype on the special queue"
+test_def guard_bnxlike_fight "bnxlike's fight_ms rewrites its default map every 50 ms with no event: counted as fights, the restores back off (a few in 6 s, not one per 200 ms check); stopped, the map is restored and the back-off ends"
 test_def guard_opscheck_holds "ops_checker: guard mode leaves dev->netdev_ops the driver's own (no mismatch, a kernel write undone); steer mode's copy makes its comparison fail: the denylist's reason"
 
 BNXP=/sys/module/bnxlike/parameters
@@ -91,9 +92,20 @@ bnx_special_check() {
 	diag "$1: ethertype 0x88b5 on the special queue, IPv4 on the map (tx_counts $(cat "$BNXP/tx_counts"))"
 }
 
-# bnx_restores: restored_by_poll of bnx0.
+# bnx_stat_sum PREFIX: the sum of bnx0's stats lines whose names start
+# with PREFIX.
+bnx_stat_sum() {
+	awk -v p="$1" 'index($1, p) == 1 { n += $2 } END { print n + 0 }' "$XS/bnx0/stats"
+}
+
+# bnx_backoff_is MS: bnx0's stats read backoff_ms MS (silent).
+bnx_backoff_is() {
+	[ "$(gstat bnx0 backoff_ms)" = "$1" ]
+}
+
+# bnx_restores: restored_by_event + restored_by_poll of bnx0.
 bnx_restores() {
-	gstat bnx0 restored_by_poll
+	echo $(($(gstat bnx0 restored_by_event) + $(gstat bnx0 restored_by_poll)))
 }
 
 t_guard_bnxlike_taken() {
@@ -131,7 +143,7 @@ t_guard_bnxlike_reload() {
 		[ "${XW%% *}" = ok ] || { fail "reload $i: writing 1 gave '$XW'"; return; }
 		wait_kmasks "reload $i" 5 bnx0 "${BNX_MASKS[@]}" || return
 		[ "$(bnx_restores)" -gt "$r" ] ||
-			{ fail "reload $i: restores (poll) still $r"; return; }
+			{ fail "reload $i: restores (event + poll) still $r"; return; }
 		[ "$(txq_count bnx0)" = 5 ] || { fail "reload $i: bnx0 has $(txq_count bnx0) tx queues"; return; }
 		bnx_steer_check "after reload $i" || return
 	done
@@ -142,15 +154,53 @@ t_guard_bnxlike_reload() {
 		[ "${XW%% *}" = ok ] || { fail "default_map $i: writing 1 gave '$XW'"; return; }
 		wait_kmasks "default_map $i" 5 bnx0 "${BNX_MASKS[@]}" || return
 		[ "$(bnx_restores)" -gt "$r" ] ||
-			{ fail "default_map $i: restores (poll) still $r"; return; }
+			{ fail "default_map $i: restores (event + poll) still $r"; return; }
 		bnx_steer_check "after default_map $i" || return
 	done
 	klog_expect "bnxlike: bnx0: default XPS map written (0)"
-	diag "bnx0 stats: poll $(gstat bnx0 restored_by_poll)"
+	diag "bnx0 stats: event $(gstat bnx0 restored_by_event), poll $(gstat bnx0 restored_by_poll)"
 	bnx_special_check "after the reloads"
 }
 
 t_guard_bnxlike_reload_cleanup() {
+	testmod_unload bnxlike
+}
+
+t_guard_bnxlike_fight() {
+	local r f n
+	fx_testmod bnxlike bnx0 10.9.5.1 || return
+	klog_mark
+	modprobe_ok load xps_steer dev=bnx0 guard_interval_ms=200 || return
+	set_masks bnx0 "${BNX_MASKS[@]}" || return
+	expect_kmasks "attached" bnx0 "${BNX_MASKS[@]}" || return
+	r=$(bnx_stat_sum restored_by_)
+	f=$(bnx_stat_sum fights_by_)
+	xw - "$BNXP/fight_ms" 50
+	[ "${XW%% *}" = ok ] || { fail "writing 50 to fight_ms gave '$XW'"; return; }
+	sleep 6
+	xw - "$BNXP/fight_ms" 0
+	[ "${XW%% *}" = ok ] || { fail "writing 0 to fight_ms gave '$XW'"; return; }
+	diag "bnx0 stats after 6 s of fighting: $(tr '\n' ' ' <"$XS/bnx0/stats")"
+	# A restore at each 200 ms check would be 30; backed off (0.25, 0.5,
+	# 1, 2, then 4 s apart) about 5.
+	n=$(($(bnx_stat_sum restored_by_) - r))
+	if [ "$n" -lt 2 ] || [ "$n" -gt 12 ]; then
+		fail "6 s of fighting: $n restores, expected 2 to 12 (backed off)"
+	fi
+	[ "$(bnx_stat_sum fights_by_)" -gt "$f" ] ||
+		fail "6 s of fighting: no fight counted ($f)"
+	[ "$(gstat bnx0 backoff_ms)" -ge 1000 ] 2>/dev/null ||
+		fail "6 s of fighting: backoff_ms reads '$(gstat bnx0 backoff_ms)', expected 1000 or more"
+	klog_expect "xps_steer: bnx0: guard: kernel XPS map rewritten "
+	# The restore waiting out its back-off (4 s at most) puts it back.
+	wait_kmasks "the fight over" 6 bnx0 "${BNX_MASKS[@]}" || return
+	wait_until 3 bnx_backoff_is 0 ||
+		fail "backoff_ms reads '$(gstat bnx0 backoff_ms)' 3 s after the map was restored, expected 0"
+	bnx_steer_check "after the fight"
+}
+
+t_guard_bnxlike_fight_cleanup() {
+	echo 0 >"$BNXP/fight_ms"
 	testmod_unload bnxlike
 }
 

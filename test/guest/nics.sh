@@ -30,7 +30,7 @@
 
 NIC_DRIVERS=(virtio vmxnet3 igb)
 # The tests of each driver, in order, and what each proves.
-NIC_TESTS=(probe stock attach steer rmmod_traffic reload channels keeps_map final)
+NIC_TESTS=(probe stock attach steer rmmod_traffic reload channels keeps_map guard_keeps_map final)
 declare -A NIC_DESC=(
 	[probe]="the driver loads, the NIC appears and gets carrier; its queues"
 	[stock]="without xps_steer every frame is seen, and the 1:1 map is not what happens anyway"
@@ -40,6 +40,7 @@ declare -A NIC_DESC=(
 	[reload]="rmmod/modprobe of the driver: detached, attached again, steering again"
 	[channels]="ethtool -L shrink under traffic and grow back"
 	[keeps_map]="a map survives CPU hotplug and ethtool -L per packet; virtio-net resets the kernel's own xps_cpus with the same map"
+	[guard_keeps_map]="guard mode (dev=eth0:guard), the 1:1 map: after CPU offline, online and ethtool -L one queue fewer and back the kernel's own files read the map again; frames off the map in each window counted; every frame after the restore on the map"
 	[final]="the module unloads, no kernel warning"
 )
 
@@ -663,6 +664,119 @@ nic_keeps_map() {
 	wait_link "ethtool -L $DEV $kind $NQ" || return
 	nic_up || return
 	kept_after "ethtool -L $kind $((NQ - 1)) then $NQ" "$k0" "${want[@]}" || return
+	no_splat
+}
+
+# kmap_is M0 M1 ...: the kernel's own xps_cpus of DEV's first queues
+# read these masks.
+kmap_is() {
+	local q=0 m
+	for m in "$@"; do
+		[[ $(cat "$(kf "$DEV" "$q")" 2>/dev/null) == "$m" ]] || return 1
+		q=$((q + 1))
+	done
+}
+
+# kmap_online_is M0 M1 ...: the same, on the CPUs online now (a driver
+# that keeps an offline CPU in its map, as the kernel does, passes).
+kmap_online_is() {
+	local q=0 m k on=0 cpu
+	for cpu in $(cpu_list_expand "$(cat /sys/devices/system/cpu/online)"); do
+		on=$((on | 1 << cpu))
+	done
+	for m in "$@"; do
+		k=$(cat "$(kf "$DEV" "$q")" 2>/dev/null) || return 1
+		(((16#$k & on) == (16#$m & on))) || return 1
+		q=$((q + 1))
+	done
+}
+
+# guard_event LABEL WANT CMD...: CMD under traffic from every CPU, then the
+# wait until the kernel's own files read WANT (masks, one word); the frames
+# of the CPUs online throughout that left on another queue than the 1:1
+# map's between the command's start and the restore are counted.
+guard_event() {
+	local label=$1 kmasks=$2 cpu off=0 n
+	shift 2
+	under_traffic guard_cmd_restored "$kmasks" "$@"
+	if ((UT_RC != 0)); then
+		fail "$label: the command or the restore failed (kernel: $(kread_masks), want $kmasks)"
+		diag_file "$W/ut.out"
+		return 1
+	fi
+	awk '/XPS_NICS_CMD_START/ { on = 1 } on { print } /XPS_NICS_CMD_DONE/ { exit }' \
+		"$W/trace.txt" >"$W/window.txt"
+	tbl_from_trace "$W/window.txt" >"$W/window.tbl"
+	for cpu in "${CPUS[@]}"; do
+		[[ $cpu == "$GUARD_HOT_CPU" ]] && continue
+		n=$(awk -v c="$cpu" -v q="$(rev_queue "$cpu")" '$1 == c && $2 != q { t += $3 } END { print t + 0 }' "$W/window.tbl")
+		off=$((off + n))
+	done
+	diag "$label: restored $UT_MS ms after the command began; $off frames of $(tbl_total "$W/window.tbl") in that window off the map"
+	diag "after $label: the kernel's xps_cpus: $(kread_masks); xps_steer's: $(read_masks "$DEV" "$NQ")"
+}
+
+# guard_cmd_restored WANT CMD...: CMD, then up to 10 s for the kernel's
+# files to read WANT.
+guard_cmd_restored() {
+	local kmasks=$1
+	shift
+	"$@" || return 1
+	# shellcheck disable=SC2086 # the masks, one a word
+	wait_until 10 kmap_online_is $kmasks
+}
+
+# guard_hotplug STATE: CPU GUARD_HOT_CPU offline (0) or online (1).
+guard_hotplug() { echo "$1" >"/sys/devices/system/cpu/cpu$GUARD_HOT_CPU/online"; }
+
+# guard_channels N: ethtool -L to N queues, then the link steady.
+guard_channels() {
+	ethtool -L "$DEV" "$(channel_kind)" "$1" && wait_until 60 link_steady
+}
+
+GUARD_HOT_CPU=
+
+nic_guard_keeps_map() {
+	local -a want
+	local kind hot poll
+	fx_nic || return
+	xps_unload || return
+	fx_cpus_online
+	cpus_refresh
+	xps_load "dev=$DEV:guard" || return
+	[[ $(cat "$XS/$DEV/mode" 2>&1) == guard ]] ||
+		{ fail "$XS/$DEV/mode reads '$(cat "$XS/$DEV/mode" 2>&1)', expected guard"; return; }
+	read -r -a want <<<"$(masks_of rev_queue)"
+	set_masks "$DEV" "${want[@]}" || return
+	kmap_is "${want[@]}" ||
+		{ fail "the kernel's xps_cpus read '$(kread_masks)' after xps_steer's files were written, expected '${want[*]}'"; return; }
+	GUARD_HOT_CPU=${CPUS[-1]}
+	hot=$(awk '$1 == "restored_by_hotplug" { print $2 }' "$XS/$DEV/stats")
+	# Offline, the map on the CPUs left (virtio-net's rewrite undone).
+	guard_event "CPU $GUARD_HOT_CPU offline" "${want[*]}" guard_hotplug 0 || return
+	cpus_refresh
+	guard_event "CPU $GUARD_HOT_CPU online" "${want[*]}" guard_hotplug 1 || return
+	cpus_refresh
+	# virtio-net rewrites its map on hotplug; the others keep theirs.
+	[[ $DRV != virtio ]] || (($(awk '$1 == "restored_by_hotplug" { print $2 }' "$XS/$DEV/stats") > hot)) ||
+		fail "stats: restored_by_hotplug did not grow over the hotplug ($(tr '\n' ' ' <"$XS/$DEV/stats"))"
+	GUARD_HOT_CPU=
+	send_all || return
+	nic_check "$(spec_of rev_queue)" "after CPU hotplug, guard mode" || return
+	kind=$(channel_kind)
+	if [[ -z $kind ]] || ! ethtool -L "$DEV" "$kind" "$NQ" >"$W/el.out" 2>&1; then
+		diag "ethtool -L $DEV: no channel count to change ($(head -n 1 "$W/el.out" 2>/dev/null)): the ethtool -L half is not run"
+		no_splat
+		return
+	fi
+	poll=$(grep -E '^restored_by_(poll|event) ' "$XS/$DEV/stats" | awk '{ t += $2 } END { print t + 0 }')
+	guard_event "ethtool -L $kind $((NQ - 1))" "${want[*]:0:NQ-1}" guard_channels $((NQ - 1)) || return
+	guard_event "ethtool -L $kind $NQ" "${want[*]}" guard_channels "$NQ" || return
+	nic_up || return
+	(($(grep -E '^restored_by_(poll|event) ' "$XS/$DEV/stats" | awk '{ t += $2 } END { print t + 0 }') > poll)) ||
+		fail "stats: no restore counted over ethtool -L ($(tr '\n' ' ' <"$XS/$DEV/stats"))"
+	send_all || return
+	nic_check "$(spec_of rev_queue)" "after ethtool -L, guard mode" || return
 	no_splat
 }
 

@@ -70,12 +70,16 @@ SUITE_TESTS=(
 	rxqs_guarded
 	traffic_classes
 	guard_attach_requested
+	guard_event_restore
+	guard_mqprio_restore
 	guard_kernel_write_undone
+	guard_offline_cpu_readded
 	guard_detach_leaves_map
 	guard_interval_param
 	guard_rename_remove
 	guard_bnxlike_taken
 	guard_bnxlike_reload
+	guard_bnxlike_fight
 	guard_opscheck_holds
 	final_no_warnings
 )

@@ -23,6 +23,10 @@
  *   default_map  write 1: the driver's own default map, as mlx4 and gve
  *                write on open: queue q gets CPU q % nr_cpu_ids, for
  *                each regular queue, under rtnl.
+ *   fight_ms     write N > 0: a driver's reset loop (gve's resets, mlx4's
+ *                restarts): the default map written again every N ms
+ *                from a work item, under rtnl and with no event, until
+ *                0 is written. Reads N.
  *   special_tx   (read-only) frames transmitted on the special queue.
  *   tx_counts    (read-only) frames transmitted per queue, "n0 n1 ...".
  */
@@ -34,6 +38,7 @@
 #include <linux/moduleparam.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
+#include <linux/workqueue.h>
 
 #define BNXLIKE_NQ		4	/* regular tx queues */
 #define BNXLIKE_TXQ		(BNXLIKE_NQ + 1)
@@ -140,6 +145,54 @@ static int bnxlike_default_map(struct net_device *dev)
 	return err;
 }
 
+/* fight_ms and bnx_dev are read and written under rtnl. */
+static unsigned int fight_ms;
+static void bnxlike_fight(struct work_struct *work);
+static DECLARE_DELAYED_WORK(fight_work, bnxlike_fight);
+
+/* One turn of the reset loop; not logged, it runs every few ms. */
+static void bnxlike_fight(struct work_struct *work)
+{
+	rtnl_lock();
+	if (bnx_dev && fight_ms) {
+		write_default_map(bnx_dev);
+		schedule_delayed_work(&fight_work, msecs_to_jiffies(fight_ms));
+	}
+	rtnl_unlock();
+}
+
+/* The loop stops by itself once fight_ms is 0: no cancel under rtnl. */
+static int fight_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int ms;
+	int err;
+
+	err = kstrtouint(val, 0, &ms);
+	if (err)
+		return err;
+	rtnl_lock();
+	if (bnx_dev) {
+		fight_ms = ms;
+		if (ms)
+			mod_delayed_work(system_wq, &fight_work, 0);
+		pr_info("%s: fight_ms %u\n", bnx_dev->name, ms);
+	} else {
+		err = -ENODEV;
+	}
+	rtnl_unlock();
+	return err;
+}
+
+static int fight_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(fight_ms));
+}
+
+static const struct kernel_param_ops fight_ops = {
+	.set = fight_set,
+	.get = fight_get,
+};
+
 static int action_set(const char *val, const struct kernel_param *kp)
 {
 	bool on;
@@ -200,6 +253,8 @@ MODULE_PARM_DESC(reload, "write 1: reset the tc and XPS state and the queue coun
 /* Any non-NULL arg tells default_map from reload. */
 module_param_cb(default_map, &action_ops, &bnx_dev, 0644);
 MODULE_PARM_DESC(default_map, "write 1: write the driver's default XPS map (queue q: CPU q)");
+module_param_cb(fight_ms, &fight_ops, NULL, 0644);
+MODULE_PARM_DESC(fight_ms, "write N > 0: write the default XPS map every N ms, with no event, as a driver's reset loop; 0 stops");
 module_param_cb(special_tx, &special_ops, NULL, 0444);
 MODULE_PARM_DESC(special_tx, "frames transmitted on the special last queue");
 module_param_cb(tx_counts, &counts_ops, NULL, 0444);
@@ -231,8 +286,11 @@ static void __exit bnxlike_exit(void)
 
 	rtnl_lock();
 	bnx_dev = NULL;
+	fight_ms = 0;
 	unregister_netdevice(dev);
 	rtnl_unlock();
+	/* After rtnl: the loop takes it. */
+	cancel_delayed_work_sync(&fight_work);
 }
 
 module_init(bnxlike_init);
