@@ -20,7 +20,8 @@
 #      `# shellcheck disable=` stands right before the one command it is
 #      for and says why (`# shellcheck disable=SCnnnn # why`), and
 #      .shellcheckrc disables nothing;
-#   8. docs/drivers.md is what scripts/drivers-md.sh prints from the
+#   8. docs/drivers.md and README's table of drivers are what
+#      scripts/drivers-md.sh prints from the
 #      denylist, the refusal log lines and the tests.
 # Prints KTAP so `make check` reports it like the guest suite (make check
 # runs it as the test named `lint`). `test/lint.sh checkpatch` only
@@ -225,6 +226,14 @@ elif ! diff -u "$TOP/docs/drivers.md" "$log/drivers.md" >>"$log/out"; then
 	echo "docs/drivers.md is out of date: run scripts/drivers-md.sh >docs/drivers.md" >>"$log/out"
 	status=1
 fi
-result 8 "docs/drivers.md is what scripts/drivers-md.sh prints" "$status"
+# The README's table of drivers: the lines between its two markers.
+if ! "$TOP/scripts/drivers-md.sh" --readme >"$log/readme-drivers" 2>>"$log/out"; then
+	status=1
+elif ! sed -n '/^<!-- drivers-md.sh --readme: begin -->$/,/^<!-- drivers-md.sh --readme: end -->$/p' "$TOP/README.md" |
+	sed '1d;$d' | diff -u - "$log/readme-drivers" >>"$log/out"; then
+	echo "README.md's table of drivers is out of date: paste scripts/drivers-md.sh --readme between its markers" >>"$log/out"
+	status=1
+fi
+result 8 "docs/drivers.md and README's table of drivers are what scripts/drivers-md.sh prints" "$status"
 
 exit "$failed"

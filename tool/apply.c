@@ -68,7 +68,7 @@ int parse_opts(int argc, char **argv, const char *allowed,
 bool list_has(char *const *names, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(names[i], name))
+		if (dev_entry_same(names[i], name))
 			return true;
 	return false;
 }

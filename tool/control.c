@@ -123,17 +123,40 @@ static void free_names(char **names, size_t n)
 static ssize_t find_name(char **names, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(names[i], name))
+		if (dev_entry_same(names[i], name))
 			return i;
 	return -1;
 }
 
+/* A listed device asked for in another mode takes the new entry. */
 static void add_name(char ***names, size_t *n, const char *name)
 {
-	if (find_name(*names, *n, name) >= 0)
+	ssize_t at = find_name(*names, *n, name);
+
+	if (at >= 0) {
+		free((*names)[at]);
+		(*names)[at] = xstrdup(name);
 		return;
+	}
 	*names = xrealloc(*names, (*n + 1) * sizeof(**names));
 	(*names)[(*n)++] = xstrdup(name);
+}
+
+/* attach: DEV or DEV:guard, each DEV a valid name. */
+static int check_entries(int n, char *const *entries)
+{
+	int ret = EXIT_OK;
+
+	for (int i = 0; i < n; i++) {
+		char *name = xasprintf("%.*s", (int)dev_entry_namelen(entries[i]),
+				       entries[i]);
+
+		/* Anything but the one suffix is a bad name, said as such. */
+		if (check_ifname(dev_entry_guard(entries[i]) ? name : entries[i]))
+			ret = EXIT_USAGE;
+		free(name);
+	}
+	return ret;
 }
 
 /*
@@ -154,12 +177,16 @@ static int report(char **names, size_t n)
 	int ret = EXIT_OK;
 
 	for (size_t i = 0; i < n; i++) {
+		char *name = xasprintf("%.*s", (int)dev_entry_namelen(names[i]),
+				       names[i]);
 		struct device dev;
 
-		device_load(names[i], &dev);
+		device_load(name, &dev);
+		free(name);
 		switch (dev.state) {
 		case DEV_ATTACHED:
-			printf("%s: attached (%u tx queues)\n", dev.name,
+			printf("%s: attached%s (%u tx queues)\n", dev.name,
+			       dev.mode == MODE_GUARD ? " in guard mode" : "",
 			       dev.num_queues);
 			break;
 		case DEV_ABSENT:
@@ -201,11 +228,11 @@ int cmd_attach(int argc, char **argv)
 	int ret, err, lock;
 
 	if (argc < 2) {
-		err_msg("usage: xps-steer attach DEV...");
+		err_msg("usage: xps-steer attach DEV[" DEV_GUARD_SUFFIX "]...");
 		return EXIT_USAGE;
 	}
 	/* All of them before dev= changes: a bad name fails the whole list. */
-	if (check_ifnames(argc - 1, argv + 1))
+	if (check_entries(argc - 1, argv + 1))
 		return EXIT_USAGE;
 	operands(argc, argv, &wanted, &nw);
 	lock = dev_list_lock();

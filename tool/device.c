@@ -58,6 +58,35 @@ const char *dev_backend_name(enum dev_backend backend)
 	}
 }
 
+const char *dev_mode_name(enum dev_mode mode)
+{
+	switch (mode) {
+	case MODE_STEER:
+		return "steer";
+	case MODE_GUARD:
+		return "guard";
+	default:
+		return NULL;
+	}
+}
+
+size_t dev_entry_namelen(const char *entry)
+{
+	return strcspn(entry, ":");
+}
+
+bool dev_entry_same(const char *a, const char *b)
+{
+	size_t la = dev_entry_namelen(a);
+
+	return la == dev_entry_namelen(b) && !strncmp(a, b, la);
+}
+
+bool dev_entry_guard(const char *entry)
+{
+	return !strcmp(entry + dev_entry_namelen(entry), DEV_GUARD_SUFFIX);
+}
+
 /* One status line: "<name> <state> key=value ... [driver=rest of line]". */
 static int parse_status_line(char *line, struct device *dev)
 {
@@ -93,7 +122,11 @@ static int parse_status_line(char *line, struct device *dev)
 			/* Always last; its value may hold spaces. */
 			if (save && *save)
 				eq[strlen(eq)] = ' ';
-			dev->refused_driver = xstrdup(eq);
+			/* Refused: why; attached: the denylisted driver guarded. */
+			if (dev->state == DEV_ATTACHED)
+				dev->guard_driver = xstrdup(eq);
+			else
+				dev->refused_driver = xstrdup(eq);
 			break;
 		}
 		if (!strcmp(field, "reason"))
@@ -102,12 +135,19 @@ static int parse_status_line(char *line, struct device *dev)
 			dev->hook = xstrdup(eq);
 		else if (!strcmp(field, "name"))
 			dev->ifname = xstrdup(eq);
+		else if (!strcmp(field, "mode") && dev->state == DEV_ATTACHED)
+			dev->mode = !strcmp(eq, "guard") ? MODE_GUARD : MODE_STEER;
+		else if (!strcmp(field, "guard") && dev->state == DEV_ATTACHED)
+			dev->guard = xstrdup(eq);
 		/* Counts of attached devices only (refused ones may say why). */
 		else if (!strcmp(field, "queues") && dev->state == DEV_ATTACHED)
 			dev->num_queues = strtoul(eq, NULL, 10);
 		else if (!strcmp(field, "active") && dev->state == DEV_ATTACHED)
 			dev->active_queues = strtoul(eq, NULL, 10);
 	}
+	/* Modules before guard mode say no mode=: they only steer. */
+	if (dev->state == DEV_ATTACHED && dev->mode == MODE_NONE)
+		dev->mode = MODE_STEER;
 	return 0;
 }
 
@@ -396,9 +436,11 @@ static void load_queue_files(struct device *dev)
 		char *path;
 
 		if (dev->backend == BACKEND_MODULE) {
+			/* Guard mode counts no packets: no such file. */
 			path = xasprintf(XS_SYSFS_DEVS "/%s/tx-%u/packets",
 					 dev->ifname, q);
-			qi->packets = read_int(path, -1);
+			qi->packets = dev->mode == MODE_GUARD ? -1 :
+				      read_int(path, -1);
 			free(path);
 			path = xasprintf(XS_SYSFS_DEVS "/%s/tx-%u/xps_rxqs",
 					 dev->ifname, q);
@@ -539,6 +581,8 @@ void device_free(struct device *dev)
 	free(dev->reason);
 	free(dev->refused_driver);
 	free(dev->hook);
+	free(dev->guard);
+	free(dev->guard_driver);
 	free(dev->driver);
 	free(dev->bus_id);
 	free(dev->mac);

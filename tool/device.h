@@ -21,6 +21,13 @@ enum dev_state {
 	DEV_FAILED,		/* attaching failed for lack of a resource */
 };
 
+/* How an attached device is served (the status file's mode=). */
+enum dev_mode {
+	MODE_NONE,		/* not attached */
+	MODE_STEER,		/* our select_queue (no mode=: older modules) */
+	MODE_GUARD,		/* the kernel's own XPS map, kept by the module */
+};
+
 enum dev_backend {
 	BACKEND_NONE,		/* nothing can hold a mask (no such device) */
 	BACKEND_MODULE,		/* /sys/kernel/xps_steer/<dev>/ */
@@ -49,7 +56,10 @@ struct device {
 	enum dev_state state;
 	char *reason;		/* refused, failed: the status file's reason= */
 	char *refused_driver;	/* refused: its driver= */
-	char *hook;		/* attached: installed, copied or replaced */
+	char *hook;		/* attached: installed, copied, replaced, none */
+	enum dev_mode mode;
+	char *guard;		/* guard mode: why (the status file's guard=) */
+	char *guard_driver;	/* guard=denylisted: the driver= */
 	enum dev_backend backend;
 	char *driver;		/* bound driver (virtio_net); NULL: none */
 	char *bus_id;		/* PCI address (0000:00:03.0); NULL: none */
@@ -69,7 +79,20 @@ bool module_loaded(void);
  * and ifname filled in; nothing else. 0 or -errno.
  */
 int module_status(struct device **devs, size_t *n);
-/* The dev= list; an unloaded module gives -ENOENT. */
+/*
+ * dev= entries are "eth0" or "eth0:guard" (guard mode asked for; ':' is
+ * never part of a device name). Lists the tool rewrites keep each entry
+ * as it is, so a name matches an entry by its name part only.
+ */
+#define DEV_GUARD_SUFFIX ":guard"
+/* The name part's length: up to the ':' of a mode suffix. */
+size_t dev_entry_namelen(const char *entry);
+/* Same device: the name parts of two entries (or names) are equal. */
+bool dev_entry_same(const char *a, const char *b);
+/* The entry asks for guard mode. */
+bool dev_entry_guard(const char *entry);
+
+/* The dev= list, entries as written; an unloaded module gives -ENOENT. */
 int dev_list_read(char ***names, size_t *n);
 /*
  * Serialise read-modify-write of the dev= list between xps-steer
@@ -132,5 +155,7 @@ char *map_text(const struct device *dev, hwloc_bitmap_t *masks);
 
 const char *dev_state_name(enum dev_state state);
 const char *dev_backend_name(enum dev_backend backend);
+/* "steer", "guard"; NULL for MODE_NONE. */
+const char *dev_mode_name(enum dev_mode mode);
 
 #endif

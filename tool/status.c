@@ -46,6 +46,12 @@ static void print_device_text(const struct device *dev)
 	printf(", backend %s", dev_backend_name(dev->backend));
 	if (dev->hook)
 		printf(", hook %s", dev->hook);
+	if (dev->mode != MODE_NONE)
+		printf(", mode %s", dev_mode_name(dev->mode));
+	if (dev->mode == MODE_GUARD && dev->guard)
+		printf(" (%s%s%s)", dev->guard,
+		       dev->guard_driver ? ", driver " : "",
+		       dev->guard_driver ? dev->guard_driver : "");
 	putchar('\n');
 	if (dev->state == DEV_ABSENT)
 		printf("  no such device yet: attached when it registers\n");
@@ -88,7 +94,9 @@ static void print_device_text(const struct device *dev)
 	table_free(&t);
 	if (dev->active_queues < dev->num_queues)
 		printf("  * not in use (ethtool -L): keeps its mask, no packet is sent on it\n");
-	if (differs)
+	if (differs && dev->mode == MODE_GUARD)
+		printf("  kernel-xps: the kernel's own xps_cpus differs; the guard writes the map again within guard_interval_ms\n");
+	else if (differs)
 		printf("  kernel-xps: the kernel's own xps_cpus differs; it applies only to packets xps_steer leaves to stock selection\n");
 	if (dev->nstats) {
 		printf("  counters:");
@@ -114,6 +122,9 @@ static struct json_object *device_json(const struct device *dev)
 	json_object_object_add(o, "refused_driver", jstr(dev->refused_driver));
 	json_object_object_add(o, "backend", jstr(dev_backend_name(dev->backend)));
 	json_object_object_add(o, "hook", jstr(dev->hook));
+	json_object_object_add(o, "mode", jstr(dev_mode_name(dev->mode)));
+	json_object_object_add(o, "guard", jstr(dev->guard));
+	json_object_object_add(o, "guard_driver", jstr(dev->guard_driver));
 	json_object_object_add(o, "driver", jstr(dev->driver));
 	json_object_object_add(o, "bus_id", jstr(dev->bus_id));
 	json_object_object_add(o, "mac", jstr(dev->mac));

@@ -119,6 +119,53 @@ t_install_channels() {
 	channels_cycle
 }
 
+# kernel_rev: the kernel's own masks of eth0 are the reverse diagonal
+# (tx-q: CPU NQ-1-q); read_kmasks: what they read.
+kernel_rev() {
+	local q
+	for ((q = 0; q < NQ; q++)); do
+		[ "$(cat "$(kf "$DEV" "$q")")" = "$(printf '%x' $((1 << (NQ - 1 - q))))" ] || return 1
+	done
+}
+read_kmasks() {
+	local q
+	for ((q = 0; q < NQ; q++)); do printf '%s ' "$(cat "$(kf "$DEV" "$q")")"; done
+}
+
+# The installed tool in guard mode: attach eth0:guard, the same map set
+# with xps-steer set lands in the kernel's own map; every packet follows
+# it, verify agrees from the tracepoint (guard mode counts no packets);
+# ethtool -L rewrites the kernel's map and the guard writes it again.
+t_install_guard_verify() {
+	local q vpid moved
+	need_module || return
+	must xps-steer attach "$DEV:guard" || return
+	must xps-steer status --json "$DEV" || return
+	jq -e '.devices[0] | .state == "attached" and .mode == "guard" and .guard == "requested"' \
+		"$W/q.out" >/dev/null || { fail "xps-steer status --json $DEV after attach $DEV:guard:"; diag_file "$W/q.out" 40; return; }
+	for ((q = 0; q < NQ; q++)); do
+		must xps-steer set "$DEV" "tx-$q" $((NQ - 1 - q)) || return
+	done
+	kernel_rev || { fail "the kernel's masks read $(read_kmasks) after xps-steer set in guard mode"; return; }
+	# virtio-net writes its own map on ethtool -L; the guard's restore
+	# follows within guard_interval_ms (1 s).
+	must ethtool -L "$DEV" combined 2 || return
+	must ethtool -L "$DEV" combined "$NQ" || return
+	wait_until 5 kernel_rev ||
+		{ fail "after ethtool -L combined 2, $NQ the kernel's masks read $(read_kmasks), not restored"; return; }
+	xps-steer verify "$DEV" 6 --json >"$W/verify.json" 2>"$W/verify.err" &
+	vpid=$!
+	sleep 2
+	send_all || return
+	moved=$MOVED
+	check "$(rev_spec)" "guard mode: CPU c -> queue $((NQ - 1))-c"
+	wait "$vpid"
+	diag "xps-steer verify $DEV (guard): exit $?, $(jq -c '{packets, off_map, ok}' "$W/verify.json" 2>&1)"
+	jq -e --argjson sent $((PKTS * ${#CPUS[@]})) --argjson moved "$moved" \
+		'.packets >= $sent and .off_map <= $moved' "$W/verify.json" >/dev/null ||
+		{ fail "xps-steer verify disagrees with the per-packet check in guard mode ($PKTS x ${#CPUS[@]} sent, $moved moved)"; diag_file "$W/verify.err" 5; }
+}
+
 t_install_unload() {
 	need_module || return
 	# The package's modprobe.d rule: modprobe -r detaches eth0 first.
@@ -155,6 +202,7 @@ test_def install_load "modprobe xps_steer dev=eth0 attaches eth0"
 test_def install_tool "xps-steer (the tool package): version, status --json of the attached eth0"
 test_def install_steering "every packet from CPU c leaves on queue 3-c, a map set with xps-steer set; xps-steer verify agrees"
 test_def install_channels "ethtool -L combined 2 then $NQ: no queue >= real_num_tx_queues, map kept"
+test_def install_guard_verify "xps-steer attach eth0:guard: the map set with xps-steer set is the kernel's, kept through ethtool -L; every packet follows it, xps-steer verify agrees"
 test_def install_unload "modprobe -r xps_steer (the package's modprobe.d rule detaches first): tree gone, traffic flows"
 test_def install_removal "apt-get remove xps-steer-dkms: module gone from /lib/modules, the tool with it"
 

@@ -23,7 +23,7 @@ test_tool_status_text() {
 	status_fixture
 	xs status
 	expect_rc 0
-	expect_eq "status" "eth0: attached, backend module, hook installed
+	expect_eq "status" "eth0: attached, backend module, hook installed, mode steer
   driver virtio_net, bus 0000:00:03.0, numa node 0, mac 52:54:00:aa:bb:01
   queues 4, 3 active
   queue  cpus  rxqs  irq  irq-cpus  kernel-xps   packets
@@ -240,4 +240,64 @@ tx-1" "$(cat "$(R /sys/kernel/xps_steer/eth0/map)")"
 	xs apply
 	expect_rc 2
 	expect_eq "config" "xps-steer: /etc/xps-steer.conf:1: [a,b]: without name, mac, driver or path the section name is the interface name, and this is not one ($why)" "$errtext"
+}
+
+# A guarded device (the module's status line says mode=guard, why, and the
+# denylisted driver): status says so in text and JSON, no packets column
+# (guard mode counts none), and a kernel map that differs is one the guard
+# writes again.
+test_tool_status_guard() {
+	fake_cpus 4
+	fake_netdev eth2 2 mlx5_core 52:54:00:aa:bb:03 0000:00:05.0 0
+	fake_module "eth2 attached queues=2 active=2 hook=none name=eth2 mode=guard guard=denylisted driver=mlx5_core"
+	fake_attached eth2 2
+	rm "$(R /sys/kernel/xps_steer/eth2/tx-0/packets)" "$(R /sys/kernel/xps_steer/eth2/tx-1/packets)"
+	printf '%s 0\n' applied restored_by_event restored_by_hotplug restored_by_poll \
+		restore_failed checks >"$(R /sys/kernel/xps_steer/eth2/stats)"
+	printf 'tx-0\ntx-1 1\n' >"$(R /sys/kernel/xps_steer/eth2/map)"
+	hexmask 4 3 >"$(R /sys/class/net/eth2/queues/tx-1/xps_cpus)"
+	xs status eth2
+	expect_rc 0
+	expect_eq "status" "eth2: attached, backend module, hook none, mode guard (denylisted, driver mlx5_core)
+  driver mlx5_core, bus 0000:00:05.0, numa node 0, mac 52:54:00:aa:bb:03
+  queues 2, 2 active
+  queue  cpus  rxqs  irq  irq-cpus  kernel-xps   packets
+  tx-0   none  0     -    -         none         -
+  tx-1   1     0     -    -         3 (differs)  -
+  kernel-xps: the kernel's own xps_cpus differs; the guard writes the map again within guard_interval_ms
+  counters: applied=0 restored_by_event=0 restored_by_hotplug=0 restored_by_poll=0 restore_failed=0 checks=0" "$out"
+	xs status --json eth2
+	expect_rc 0
+	expect_eq "json" "guard denylisted mlx5_core null 0" \
+		"$(jq -r '.devices[0] | "\(.mode) \(.guard) \(.guard_driver) \(.queues[1].packets) \(.counters.restored_by_poll)"' "$T_DIR/out")"
+	# A steered device says mode steer; a line without mode= (an older
+	# module) too.
+	fake_module "eth2 attached queues=2 active=2 hook=installed name=eth2"
+	xs status --json eth2
+	expect_eq "older module" "steer null" "$(jq -r '.devices[0] | "\(.mode) \(.guard)"' "$T_DIR/out")"
+}
+
+# attach DEV:guard lists the entry as given; asking again in the other
+# mode replaces it; detach DEV finds DEV:guard; any other suffix is a bad
+# name, refused before the list changes.
+test_tool_attach_guard() {
+	status_fixture
+	echo "eth5 attached queues=2 active=2 hook=none name=eth5 mode=guard guard=requested" \
+		>>"$(R /sys/module/xps_steer/status)"
+	xs attach eth5:guard
+	expect_rc 0
+	expect_eq "report" "eth5: attached in guard mode (2 tx queues)" "$out"
+	expect_eq "list" "eth0,eth1,eth9,eth5:guard" "$(cat "$(R /sys/module/xps_steer/parameters/dev)")"
+	xs attach eth0:guard
+	expect_rc 0
+	expect_eq "mode changed" "eth0:guard,eth1,eth9,eth5:guard" "$(cat "$(R /sys/module/xps_steer/parameters/dev)")"
+	xs attach eth0
+	expect_eq "back to the default" "eth0,eth1,eth9,eth5:guard" "$(cat "$(R /sys/module/xps_steer/parameters/dev)")"
+	xs attach eth6:steer
+	expect_rc 2
+	expect_eq "message" "xps-steer: 'eth6:steer' is not an interface name (1 to 15 characters, not . or .., no '/', ':', ',' or blanks)" "$errtext"
+	expect_eq "unchanged" "eth0,eth1,eth9,eth5:guard" "$(cat "$(R /sys/module/xps_steer/parameters/dev)")"
+	xs detach eth5
+	expect_rc 0
+	expect_eq "detached" "eth0,eth1,eth9" "$(cat "$(R /sys/module/xps_steer/parameters/dev)")"
 }
