@@ -174,10 +174,17 @@ static struct xps_steer_dev *lookup_dev(const struct net_device *dev)
 /* How a device is to be served: attach()'s choice. */
 struct mode_choice {
 	enum xps_steer_mode mode;
-	enum xps_steer_guard_why why;	/* guard only */
-	const char *driver;		/* denylisted: the entry's driver */
-	const char *reason;		/* denylisted: its reason */
+	enum xps_steer_verdict verdict;
+	struct xps_steer_facts facts;
 };
+
+/* Log dev's refusal and keep it for status. */
+static void refuse(const struct net_device *dev, enum xps_steer_verdict verdict,
+		   const struct xps_steer_facts *facts)
+{
+	xps_steer_log_verdict(dev, verdict, facts);
+	xps_steer_status_refused(dev, verdict, facts);
+}
 
 /*
  * Choose how to serve dev: steer where our copy of its ops is safe and
@@ -188,64 +195,39 @@ struct mode_choice {
 static bool choose_mode(const struct net_device *dev, bool asked_guard,
 			struct mode_choice *c)
 {
-	const char *driver, *why;
+	struct xps_steer_facts *f = &c->facts;
 
 	/* Steer unless a reason to guard is found: every field is set. */
-	*c = (struct mode_choice){ .mode = XPS_STEER_MODE_STEER };
+	*c = (struct mode_choice){ .mode = XPS_STEER_MODE_STEER,
+				   .verdict = XPS_STEER_STEERED };
 	if (dev->num_tx_queues < 2) {
-		pr_warn("%s: refused: single-queue device\n", dev->name);
-		xps_steer_status_refused(dev, XPS_STEER_SINGLE_QUEUE, NULL, 0);
+		refuse(dev, XPS_STEER_SINGLE_QUEUE, NULL);
 		return false;
 	}
-	/* Queue numbers are u16, and U16_MAX means "no queue" to the core. */
 	if (dev->num_tx_queues > XPS_STEER_MAX_QUEUES) {
-		pr_warn("%s: refused: %u tx queues is more than supported (%u)\n",
-			dev->name, dev->num_tx_queues, XPS_STEER_MAX_QUEUES);
-		xps_steer_status_refused(dev, XPS_STEER_TOO_MANY_QUEUES, NULL,
-					 dev->num_tx_queues);
+		f->queues = dev->num_tx_queues;
+		refuse(dev, XPS_STEER_TOO_MANY_QUEUES, f);
 		return false;
 	}
 	if (dev->netdev_ops->ndo_select_queue &&
-	    xps_steer_ignores_xps(dev, &driver, &why)) {
-		pr_warn("%s: refused: driver %s picks its queues without the kernel's XPS map (%s)\n",
-			dev->name, driver, why);
-		xps_steer_status_refused(dev, XPS_STEER_IGNORES_XPS, driver, 0);
+	    xps_steer_ignores_xps(dev, &f->driver, &f->why)) {
+		refuse(dev, XPS_STEER_IGNORES_XPS, f);
 		return false;
 	}
 	if (asked_guard)
-		c->why = XPS_STEER_GUARD_REQUESTED;
-	else if (xps_steer_denied(dev, &c->driver, &c->reason))
-		c->why = XPS_STEER_GUARD_DENYLISTED;
+		c->verdict = XPS_STEER_GUARD_REQUESTED;
+	else if (xps_steer_denied(dev, &f->driver, &f->why))
+		c->verdict = XPS_STEER_GUARD_DENYLISTED;
 	else if (dev->netdev_ops->ndo_select_queue)
-		c->why = XPS_STEER_GUARD_OWN_SELECT_QUEUE;
+		c->verdict = XPS_STEER_GUARD_OWN_SELECT_QUEUE;
 	else
 		return true;
 	c->mode = XPS_STEER_MODE_GUARD;
 	if (!xps_steer_guard_supported()) {
-		pr_warn("%s: refused: it can only be guarded, and this kernel has no XPS map (CONFIG_XPS)\n",
-			dev->name);
-		xps_steer_status_refused(dev, XPS_STEER_NO_KERNEL_XPS, NULL, 0);
+		refuse(dev, XPS_STEER_NO_KERNEL_XPS, NULL);
 		return false;
 	}
 	return true;
-}
-
-/* The attach line: the mode, and for guard mode why. */
-static void log_attached(const struct xps_steer_dev *xdev,
-			 const struct mode_choice *c)
-{
-	if (c->mode == XPS_STEER_MODE_STEER)
-		pr_info("%s: attached (%u tx queues)\n", xdev->name,
-			xdev->nr_queues);
-	else if (c->why == XPS_STEER_GUARD_REQUESTED)
-		pr_info("%s: attached in guard mode, as dev= asks (%u tx queues)\n",
-			xdev->name, xdev->nr_queues);
-	else if (c->why == XPS_STEER_GUARD_DENYLISTED)
-		pr_info("%s: attached in guard mode: driver %s recognises its devices by their netdev_ops pointer (%s) (%u tx queues)\n",
-			xdev->name, c->driver, c->reason, xdev->nr_queues);
-	else
-		pr_info("%s: attached in guard mode: driver has its own ndo_select_queue (%u tx queues)\n",
-			xdev->name, xdev->nr_queues);
 }
 
 /*
@@ -279,8 +261,9 @@ static struct xps_steer_dev *alloc_dev(struct net_device *dev,
 		return NULL;
 	xdev->dev = dev;
 	xdev->mode = c->mode;
-	xdev->guard_why = c->why;
-	xdev->guard_driver = c->driver;
+	xdev->verdict = c->verdict;
+	if (c->verdict == XPS_STEER_GUARD_DENYLISTED)
+		xdev->guard_driver = c->facts.driver;
 	xdev->asked_guard = asked_guard;
 	strscpy(xdev->name, dev->name, sizeof(xdev->name));
 	strscpy(xdev->attached_as, dev->name, sizeof(xdev->attached_as));
@@ -355,16 +338,14 @@ static void attach(struct net_device *dev)
 
 	xdev = alloc_dev(dev, &c, asked_guard);
 	if (!xdev) {
-		pr_err("%s: not attached: out of memory\n", dev->name);
-		xps_steer_status_refused(dev, XPS_STEER_NO_MEMORY, NULL, 0);
+		refuse(dev, XPS_STEER_NO_MEMORY, NULL);
 		goto err_put;
 	}
 	err = xps_steer_sysfs_add_dev(xdev);
 	if (err) {
 		free_dev(xdev);
-		pr_err("%s: not attached: cannot create its sysfs tree (%d)\n",
-		       dev->name, err);
-		xps_steer_status_refused(dev, XPS_STEER_NO_SYSFS, NULL, err);
+		refuse(dev, XPS_STEER_NO_SYSFS,
+		       &(struct xps_steer_facts){ .err = err });
 		goto err_put;
 	}
 
@@ -378,9 +359,7 @@ static void attach(struct net_device *dev)
 		/* All in use, or kept for good (see detach()). */
 		xps_steer_sysfs_del_dev(xdev);
 		free_dev(xdev);
-		pr_err("%s: not attached: all %d slots are in use or kept\n",
-		       dev->name, XPS_STEER_MAX_DEVS);
-		xps_steer_status_refused(dev, XPS_STEER_NO_SLOT, NULL, 0);
+		refuse(dev, XPS_STEER_NO_SLOT, NULL);
 		goto err_put;
 	}
 	if (steer) {
@@ -389,7 +368,8 @@ static void attach(struct net_device *dev)
 		pin_if_unsafe();
 	}
 
-	log_attached(xdev, &c);
+	c.facts.queues = xdev->nr_queues;
+	xps_steer_log_verdict(dev, c.verdict, &c.facts);
 	/* Last: a udev rule may write the masks as soon as it hears. */
 	xps_steer_event(xdev, KOBJ_ADD, NULL);
 	return;
@@ -435,8 +415,8 @@ static bool copied_by_someone(const struct xps_steer_dev *xdev)
 
 /*
  * Stop guarding xdev and drop its module reference. The kernel's map
- * stays as we last wrote it: the operator's map, until the driver
- * rewrites it.
+ * stays as it is: the operator's map, unless the driver rewrote it
+ * since the last check; the driver may rewrite it from then on.
  */
 static void detach_guarded(struct xps_steer_dev *xdev)
 {
@@ -449,7 +429,7 @@ static void detach_guarded(struct xps_steer_dev *xdev)
 	xps_steer_event(xdev, KOBJ_REMOVE, NULL);
 	xps_steer_sysfs_del_dev(xdev);
 	reap_later(xdev);
-	pr_info("%s: detached; its kernel XPS map stays as xps_steer last wrote it\n",
+	pr_info("%s: detached; its kernel XPS map is left as it is\n",
 		xdev->name);
 	module_put(THIS_MODULE);
 }

@@ -20,7 +20,8 @@
  *
  * While every mask of a device is empty, its map is left to the driver,
  * as steer mode leaves such a device to the stock selection. Detaching
- * leaves the map as we last wrote it.
+ * leaves the map as it is then: ours, unless a driver rewrote it since
+ * the last check.
  *
  * The kernel's map is written under rtnl, as its own xps_cpus file
  * writes it; everything that writes holds rtnl, then xps_steer_lock. The

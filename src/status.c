@@ -28,17 +28,18 @@
 struct refusal {
 	const struct net_device *dev;	/* NULL: unused */
 	char name[IFNAMSIZ];		/* dev's name when it was refused */
-	enum xps_steer_refusal why;
+	enum xps_steer_verdict verdict;
 	const char *driver;		/* the denylist's entry */
-	int value;			/* the queues, or the error */
+	unsigned int queues;		/* too many: how many */
+	int err;			/* its errno */
 };
 
 /* At most one per name in dev=, whose names are unique. */
 static struct refusal refusals[XPS_STEER_MAX_DEVS];
 
 void xps_steer_status_refused(const struct net_device *dev,
-			      enum xps_steer_refusal why, const char *driver,
-			      int value)
+			      enum xps_steer_verdict verdict,
+			      const struct xps_steer_facts *facts)
 {
 	unsigned int i;
 
@@ -49,9 +50,10 @@ void xps_steer_status_refused(const struct net_device *dev,
 			continue;
 		refusals[i].dev = dev;
 		strscpy(refusals[i].name, dev->name, IFNAMSIZ);
-		refusals[i].why = why;
-		refusals[i].driver = driver;
-		refusals[i].value = value;
+		refusals[i].verdict = verdict;
+		refusals[i].driver = facts ? facts->driver : NULL;
+		refusals[i].queues = facts ? facts->queues : 0;
+		refusals[i].err = xps_steer_verdict_err(verdict, facts);
 		return;
 	}
 	/* Not reached: only listed names are refused. Absent, then. */
@@ -102,13 +104,6 @@ static const char * const hook_names[] = {
 	[XPS_STEER_HOOK_NONE] = "none",
 };
 
-/* Why a device is guarded, as guard= says it. */
-static const char * const guard_words[] = {
-	[XPS_STEER_GUARD_REQUESTED] = "requested",
-	[XPS_STEER_GUARD_DENYLISTED] = "denylisted",
-	[XPS_STEER_GUARD_OWN_SELECT_QUEUE] = "own-select-queue",
-};
-
 /*
  * mode= and guard= follow the keys of older versions, so that parsers of
  * those still read them; a guarded device has no hook ("none"). The
@@ -126,39 +121,25 @@ static int emit_attached(char *buf, int at, const char *name,
 			xdev->dev->name, guard ? "guard" : "steer");
 	if (guard)
 		at += scnprintf(buf + at, PAGE_SIZE - at, " guard=%s",
-				guard_words[xdev->guard_why]);
-	if (guard && xdev->guard_why == XPS_STEER_GUARD_DENYLISTED)
+				xps_steer_verdicts[xdev->verdict].word);
+	if (guard && xdev->guard_driver)
 		at += scnprintf(buf + at, PAGE_SIZE - at, " driver=%s",
 				xdev->guard_driver);
 	return at + scnprintf(buf + at, PAGE_SIZE - at, "\n");
 }
 
-/* The state and reason= of each refusal, as status shows them. */
-static const char *const refusal_words[][2] = {
-	[XPS_STEER_SINGLE_QUEUE]	= { "refused", "single-queue" },
-	[XPS_STEER_TOO_MANY_QUEUES]	= { "refused", "too-many-queues" },
-	[XPS_STEER_IGNORES_XPS]		= { "refused", "select-ignores-xps" },
-	[XPS_STEER_NO_KERNEL_XPS]	= { "refused", "no-kernel-xps" },
-	[XPS_STEER_NO_MEMORY]		= { "failed", "out-of-memory" },
-	[XPS_STEER_NO_SYSFS]		= { "failed", "sysfs-error" },
-	[XPS_STEER_NO_SLOT]		= { "failed", "no-free-slot" },
-};
-
 /* driver= comes last: its value runs to the end of the line. */
 static int emit_refused(char *buf, int at, const char *name,
 			const struct refusal *r)
 {
-	if (r->why >= ARRAY_SIZE(refusal_words))
-		return at;
-	at += scnprintf(buf + at, PAGE_SIZE - at, "%s %s reason=%s", name,
-			refusal_words[r->why][0], refusal_words[r->why][1]);
-	if (r->why == XPS_STEER_TOO_MANY_QUEUES)
-		at += scnprintf(buf + at, PAGE_SIZE - at, " queues=%d max=%u",
-				r->value, XPS_STEER_MAX_QUEUES);
-	else if (r->why == XPS_STEER_NO_SYSFS)
-		at += scnprintf(buf + at, PAGE_SIZE - at, " error=%d",
-				r->value);
-	else if (r->why == XPS_STEER_IGNORES_XPS)
+	const struct xps_steer_verdict_row *row = &xps_steer_verdicts[r->verdict];
+
+	at += scnprintf(buf + at, PAGE_SIZE - at, "%s %s reason=%s error=%d",
+			name, row->state, row->word, r->err);
+	if (r->verdict == XPS_STEER_TOO_MANY_QUEUES)
+		at += scnprintf(buf + at, PAGE_SIZE - at, " queues=%u max=%u",
+				r->queues, XPS_STEER_MAX_QUEUES);
+	if (r->driver)
 		at += scnprintf(buf + at, PAGE_SIZE - at, " driver=%s",
 				r->driver);
 	return at + scnprintf(buf + at, PAGE_SIZE - at, "\n");

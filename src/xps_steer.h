@@ -111,11 +111,39 @@ enum xps_steer_mode {
 	XPS_STEER_MODE_GUARD,	/* our masks kept in the kernel's XPS map */
 };
 
-/* Why a device is guarded rather than steered (status.c names each). */
-enum xps_steer_guard_why {
+/*
+ * How a device named in dev= is served, and why, or why not at all: one
+ * row each in verdicts.c, with its log line, status words and errno.
+ */
+enum xps_steer_verdict {
+	XPS_STEER_STEERED,		/* steer mode */
 	XPS_STEER_GUARD_REQUESTED,	/* dev=<name>:guard */
 	XPS_STEER_GUARD_DENYLISTED,	/* the ops copy would break the driver */
 	XPS_STEER_GUARD_OWN_SELECT_QUEUE, /* the copy would bypass its select */
+	XPS_STEER_SINGLE_QUEUE,		/* refusals from here on */
+	XPS_STEER_TOO_MANY_QUEUES,
+	XPS_STEER_IGNORES_XPS,		/* its own selection never uses XPS */
+	XPS_STEER_NO_KERNEL_XPS,	/* guard needed, kernel without XPS */
+	XPS_STEER_NO_MEMORY,		/* failures, not refusals, from here on */
+	XPS_STEER_NO_SYSFS,
+	XPS_STEER_NO_SLOT,
+	XPS_STEER_NR_VERDICTS
+};
+
+/* One verdict's words; its errno is what a refusal or failure stands for. */
+struct xps_steer_verdict_row {
+	const char *state;	/* the status line's: attached, refused, failed */
+	const char *word;	/* its guard= (guarded) or reason= (refused) */
+	int err;		/* its error= (refused, failed) */
+	const char *log;	/* the log line, after "<device>: " */
+};
+
+/* What attach.c found out about a device, for its log and status lines. */
+struct xps_steer_facts {
+	const char *driver;	/* the denylist's entry that matched */
+	const char *why;	/* that entry's reason (log line only) */
+	unsigned int queues;	/* its tx queues */
+	int err;		/* a failure's own error, else 0: the row's */
 };
 
 /* What made guard.c look at the kernel's map (the stats file's names). */
@@ -158,7 +186,7 @@ struct xps_steer_dev {
 	struct list_head reap_node;	/* waiting to be freed */
 	struct net_device *dev;
 	enum xps_steer_mode mode;
-	enum xps_steer_guard_why guard_why;	/* guard mode only */
+	enum xps_steer_verdict verdict;	/* steered, or why guarded */
 	const char *guard_driver;	/* denylisted: the entry's driver */
 	bool asked_guard;		/* dev= named it with ":guard" */
 	struct xps_steer_guard guard;	/* guard mode only */
@@ -196,17 +224,6 @@ enum xps_steer_hook {
 	XPS_STEER_HOOK_COPIED,		/* someone's copy of our copy */
 	XPS_STEER_HOOK_REPLACED,	/* ops that do not lead to us */
 	XPS_STEER_HOOK_NONE,		/* guard mode: no hook at all */
-};
-
-/* Why a requested device is not attached (status.c names each). */
-enum xps_steer_refusal {
-	XPS_STEER_SINGLE_QUEUE,
-	XPS_STEER_TOO_MANY_QUEUES,
-	XPS_STEER_IGNORES_XPS,		/* its own selection never uses XPS */
-	XPS_STEER_NO_KERNEL_XPS,	/* guard needed, kernel without XPS */
-	XPS_STEER_NO_MEMORY,		/* the rest are failures, not refusals */
-	XPS_STEER_NO_SYSFS,
-	XPS_STEER_NO_SLOT,
 };
 
 /* attach.c */
@@ -280,9 +297,17 @@ void xps_steer_hook_ops(struct net_device_ops *ops);
 int xps_steer_status_init(void);
 void xps_steer_status_exit(void);
 void xps_steer_status_refused(const struct net_device *dev,
-			      enum xps_steer_refusal why, const char *driver,
-			      int value);
+			      enum xps_steer_verdict verdict,
+			      const struct xps_steer_facts *facts);
 void xps_steer_status_forget(const struct net_device *dev);
+
+/* verdicts.c */
+extern const struct xps_steer_verdict_row xps_steer_verdicts[];
+void xps_steer_log_verdict(const struct net_device *dev,
+			   enum xps_steer_verdict verdict,
+			   const struct xps_steer_facts *facts);
+int xps_steer_verdict_err(enum xps_steer_verdict verdict,
+			  const struct xps_steer_facts *facts);
 
 /* events.c */
 void xps_steer_event(struct xps_steer_dev *xdev, enum kobject_action action,

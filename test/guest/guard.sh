@@ -14,7 +14,7 @@ test_def guard_event_restore "with the periodic check off, a kernel map overwrit
 test_def guard_mqprio_restore "a software mqprio added and removed wipes the kernel's map: restored by the periodic check each time, every packet on the map again"
 test_def guard_kernel_write_undone "a write to the kernel's own xps_cpus of a guarded device is undone within guard_interval_ms, logged and counted as poll"
 test_def guard_offline_cpu_readded "a mask naming an offline CPU: the kernel drops it, xps_steer keeps it and re-adds it when the CPU comes online (hotplug), per packet"
-test_def guard_detach_leaves_map "detaching a guarded device (dev= list, module unload) leaves the kernel's map as xps_steer wrote it; no further restores"
+test_def guard_detach_leaves_map "detaching a guarded device under traffic (dev= list, module unload): the senders keep transmitting, and the kernel's map is left as it was (the operator's); no further restores"
 test_def guard_interval_param "guard_interval_ms: bad values refused with EINVAL and a log line, nothing changed; 0 stops the periodic check, a period starts it again"
 test_def guard_rename_remove "a guarded device renamed keeps its tree and its guard under the new name; removed, its tree goes and its status line says absent, no warning"
 
@@ -234,12 +234,44 @@ t_guard_offline_cpu_readded_cleanup() {
 	modprobe -r xps_steer
 }
 
+# bg_floods_start SECS: a pinned, time-bounded udpflood per online CPU
+# through dum0, in the background (BG_PIDS).
+bg_floods_start() {
+	local c
+	BG_PIDS=()
+	for c in "${CPUS[@]}"; do
+		taskset "$(cpumask "$c")" udpflood -d "$DST0" -p 9000 -f 4 -t "$1" >"$W/bg.$c" 2>&1 &
+		BG_PIDS+=($!)
+	done
+}
+
+# bg_floods_wait WHAT: every background flood exited 0, having sent.
+bg_floods_wait() {
+	local i=0 p c n
+	for p in "${BG_PIDS[@]}"; do
+		c=${CPUS[i]}
+		i=$((i + 1))
+		if ! wait "$p"; then
+			fail "$1: udpflood on cpu $c failed"
+			diag_file "$W/bg.$c"
+			continue
+		fi
+		n=$(awk '/^udpflood: sent/ { print $3 }' "$W/bg.$c")
+		[ "${n:-0}" -gt 0 ] || fail "$1: udpflood on cpu $c sent nothing"
+	done
+	diag "$1: $i senders kept transmitting through it"
+	BG_PIDS=()
+}
+
 t_guard_detach_leaves_map() {
 	fx_guarded guard_interval_ms=200 || return
-	# Detached by the dev= list: the kernel's map stays, and is no
-	# longer guarded (an overwrite stays).
+	# Detached by the dev= list, under traffic: the kernel's map stays,
+	# and is no longer guarded (an overwrite stays).
+	bg_floods_start 3
+	sleep 1
 	xw - /sys/module/xps_steer/parameters/dev "$NL"
 	[ "${XW%% *}" = ok ] || { fail "emptying dev= gave '$XW'"; return; }
+	bg_floods_wait "detached by dev="
 	[ -e "$XS/dum0" ] && { fail "$XS/dum0 still exists after dev= was emptied"; return; }
 	expect_kmasks "detached by dev=" dum0 "${MAP[@]}" || return
 	guard_steer_check "detached"
@@ -250,12 +282,18 @@ t_guard_detach_leaves_map() {
 	xw - /sys/module/xps_steer/parameters/dev dum0:guard
 	[ "${XW%% *}" = ok ] || { fail "writing dev=dum0:guard gave '$XW'"; return; }
 	set_masks dum0 "${MAP[@]}" || return
+	bg_floods_start 3
+	sleep 1
 	must modprobe -r xps_steer || return
+	bg_floods_wait "modprobe -r"
 	expect_kmasks "after modprobe -r" dum0 "${MAP[@]}" || return
 	guard_steer_check "module unloaded"
 }
 
 t_guard_detach_leaves_map_cleanup() {
+	local p
+	for p in "${BG_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	BG_PIDS=()
 	modprobe -r xps_steer
 	kset_masks - dum0 0 0 0 0
 }

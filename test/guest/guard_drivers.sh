@@ -13,6 +13,8 @@
 
 test_def guard_bnxlike_taken "a driver with its own ndo_select_queue (bnxlike): dev=bnx0 is taken in guard mode (own-select-queue, no hook), the masks in the kernel's map, every packet on it"
 test_def guard_bnxlike_reload "bnxlike's reload (netdev_reset_tc, queue count changed and back, close/open) and default_map writes: the kernel's map restored each time, counted; ordinary packets on the map, the special ethertype on the special queue"
+test_def guard_bnxlike_map_on_open "bnxlike writes its default map inside ndo_open (map_on_open, as mlx4 and gve): with the periodic check off, the operator's map is back the moment 'ip link set up' returns, restored by NETDEV_UP, every packet on it"
+test_def guard_bnxlike_offline_reload "a CPU taken offline, bnxlike reloaded meanwhile (its map wiped and restored without that CPU), the CPU online again: back in its queue's mask, per packet"
 test_def guard_bnxlike_fight "bnxlike's fight_ms rewrites its default map every 50 ms with no event: counted as fights, the restores back off (a few in 6 s, not one per 200 ms check); stopped, the map is restored and the back-off ends"
 test_def guard_opscheck_holds "ops_checker: guard mode leaves dev->netdev_ops the driver's own (no mismatch, a kernel write undone); steer mode's copy makes its comparison fail: the denylist's reason"
 
@@ -113,7 +115,7 @@ t_guard_bnxlike_taken() {
 	fx_testmod bnxlike bnx0 10.9.5.1 || return
 	klog_mark
 	xps_load dev=bnx0 || return
-	klog_expect "xps_steer: bnx0: attached in guard mode: driver has its own ndo_select_queue (5 tx queues)"
+	klog_expect "xps_steer: bnx0: attached in guard mode: its driver has its own ndo_select_queue (5 tx queues)"
 	[ "$(cat "$XS/bnx0/mode" 2>&1)" = guard ] ||
 		fail "$XS/bnx0/mode reads '$(cat "$XS/bnx0/mode" 2>&1)', expected guard"
 	line=$(grep '^bnx0 ' /sys/module/xps_steer/status)
@@ -163,6 +165,63 @@ t_guard_bnxlike_reload() {
 }
 
 t_guard_bnxlike_reload_cleanup() {
+	testmod_unload bnxlike
+}
+
+t_guard_bnxlike_map_on_open() {
+	local i e
+	fx_testmod bnxlike bnx0 10.9.5.1 || return
+	klog_mark
+	modprobe_ok load xps_steer dev=bnx0 guard_interval_ms=0 || return
+	set_masks bnx0 "${BNX_MASKS[@]}" || return
+	echo 1 >"$BNXP/map_on_open" || { fail "cannot write $BNXP/map_on_open"; return; }
+	for i in 1 2 3; do
+		e=$(gstat bnx0 restored_by_event)
+		must ip link set bnx0 down || return
+		must ip link set bnx0 up || return
+		# No wait: the notifier ran before ip returned.
+		expect_kmasks "down/up $i, at once" bnx0 "${BNX_MASKS[@]}" || return
+		expect_gstat_grew bnx0 restored_by_event "$e" || return
+		bnx_steer_check "after down/up $i" || return
+	done
+	klog_expect "bnxlike: bnx0: default XPS map written (0)"
+	[ "$(gstat bnx0 restored_by_poll)" = 0 ] ||
+		fail "restored_by_poll reads '$(gstat bnx0 restored_by_poll)' with the periodic check off"
+	bnx_special_check "after the down/ups"
+}
+
+t_guard_bnxlike_map_on_open_cleanup() {
+	echo 0 >"$BNXP/map_on_open"
+	testmod_unload bnxlike
+}
+
+t_guard_bnxlike_offline_reload() {
+	local on hot off
+	on=/sys/devices/system/cpu/cpu$OFF_CPU/online
+	[ -w "$on" ] || { fail "$on missing: CPU $OFF_CPU cannot be taken offline"; return; }
+	fx_bnx || return
+	expect_kmasks "attached" bnx0 "${BNX_MASKS[@]}" || return
+	must sh -c "echo 0 >$on" || return
+	cpus_refresh
+	# CPU c is queue 3-c's: offline, its queue's mask is empty.
+	off=("${BNX_MASKS[@]}")
+	off[3 - OFF_CPU]=0
+	xw - "$BNXP/reload" 1
+	[ "${XW%% *}" = ok ] || { fail "reload: writing 1 gave '$XW'"; return; }
+	wait_kmasks "reloaded with CPU $OFF_CPU offline" 5 bnx0 "${off[@]}" || return
+	expect_masks bnx0 "${BNX_MASKS[@]}"
+	hot=$(gstat bnx0 restored_by_hotplug)
+	must sh -c "echo 1 >$on" || return
+	cpus_refresh
+	[ "$NCPU" = 4 ] || { fail "CPU $OFF_CPU did not come back online"; return; }
+	wait_kmasks "CPU $OFF_CPU online again" 5 bnx0 "${BNX_MASKS[@]}" || return
+	expect_gstat_grew bnx0 restored_by_hotplug "$hot"
+	bnx_steer_check "CPU $OFF_CPU back in its queue's mask"
+}
+
+t_guard_bnxlike_offline_reload_cleanup() {
+	echo 1 >"/sys/devices/system/cpu/cpu$OFF_CPU/online"
+	cpus_refresh
 	testmod_unload bnxlike
 }
 

@@ -486,12 +486,12 @@ t_refused_devices() {
 	fi
 	klog_expect "xps_steer: s0: refused: single-queue device" &&
 		expect_no_tree s0 && row P20 loaded 'xps_steer: s0: '
-	klog_expect "xps_steer: bond0: refused: driver bond picks its queues without the kernel's XPS map"
-	klog_expect "xps_steer: tap0: refused: driver tun picks its queues without the kernel's XPS map"
-	klog_expect "xps_steer: team0: refused: driver team picks its queues without the kernel's XPS map"
-	klog_expect "xps_steer: xfrm9: attached in guard mode: driver xfrm recognises its devices by their netdev_ops pointer"
+	klog_expect "xps_steer: bond0: refused: its driver picks queues without the kernel's XPS map (driver bond:"
+	klog_expect "xps_steer: tap0: refused: its driver picks queues without the kernel's XPS map (driver tun:"
+	klog_expect "xps_steer: team0: refused: its driver picks queues without the kernel's XPS map (driver team:"
+	klog_expect "xps_steer: xfrm9: attached in guard mode: a copy of its ops would break its driver (driver xfrm:"
 	[ -z "$gtp" ] ||
-		klog_expect "xps_steer: gtp9: attached in guard mode: driver gtp recognises its devices by their netdev_ops pointer"
+		klog_expect "xps_steer: gtp9: attached in guard mode: a copy of its ops would break its driver (driver gtp:"
 	for d in xfrm9 $gtp; do
 		n=$(txq_count "$d")
 		[ "$n" -ge 2 ] || fail "$d has $n tx queues: its guard mode proves nothing about the denylist"

@@ -64,9 +64,9 @@ t_status_file() {
 		"dum0 $att name=dum0 mode=steer" \
 		"veth0 $att name=veth0 mode=steer" \
 		"late0 absent" \
-		"s0 refused reason=single-queue" \
-		"bond0 refused reason=select-ignores-xps driver=bond" \
-		"tap0 refused reason=select-ignores-xps driver=tun"
+		"s0 refused reason=single-queue error=-95" \
+		"bond0 refused reason=select-ignores-xps error=-95 driver=bond" \
+		"tap0 refused reason=select-ignores-xps error=-95 driver=tun"
 
 	# Read-only for root, readable by every user.
 	local m
@@ -100,7 +100,7 @@ t_status_file() {
 		"veth0 $att name=veth0 mode=steer" \
 		"late0 $att name=late0 mode=steer" \
 		"s0 absent" \
-		"bond0 refused reason=select-ignores-xps driver=bond" \
+		"bond0 refused reason=select-ignores-xps error=-95 driver=bond" \
 		"tap0 absent"
 	must ip link set dumr name dum0
 	must ip link set dum0 up
@@ -110,15 +110,15 @@ t_status_file() {
 		"dum0 $att name=dum0 mode=steer" \
 		"veth0 $att name=veth0 mode=steer" \
 		"late0 absent" \
-		"s0 refused reason=single-queue" \
-		"bond0 refused reason=select-ignores-xps driver=bond" \
+		"s0 refused reason=single-queue error=-95" \
+		"bond0 refused reason=select-ignores-xps error=-95 driver=bond" \
 		"tap0 absent"
 
 	# dev= written: the new list, in its order; the empty list, no line.
 	xw - "$DEVP" "s0,newx,dum0"
 	[ "$XW" = "ok 12" ] || fail "writing s0,newx,dum0 to dev= gave '$XW'"
 	status_is "dev=s0,newx,dum0" \
-		"s0 refused reason=single-queue" \
+		"s0 refused reason=single-queue error=-95" \
 		"newx absent" \
 		"dum0 $att name=dum0 mode=steer"
 	xw - "$DEVP" "$NL"

@@ -79,6 +79,8 @@ SUITE_TESTS=(
 	guard_rename_remove
 	guard_bnxlike_taken
 	guard_bnxlike_reload
+	guard_bnxlike_map_on_open
+	guard_bnxlike_offline_reload
 	guard_bnxlike_fight
 	guard_opscheck_holds
 	final_no_warnings

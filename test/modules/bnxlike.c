@@ -23,6 +23,9 @@
  *   default_map  write 1: the driver's own default map, as mlx4 and gve
  *                write on open: queue q gets CPU q % nr_cpu_ids, for
  *                each regular queue, under rtnl.
+ *   map_on_open  write 1: ndo_open writes that default map, as mlx4's
+ *                and gve's do, on every open (and so on every reload of
+ *                a device that was up); 0 stops it.
  *   fight_ms     write N > 0: a driver's reset loop (gve's resets, mlx4's
  *                restarts): the default map written again every N ms
  *                from a work item, under rtnl and with no event, until
@@ -88,8 +91,38 @@ static void bnxlike_dev_uninit(struct net_device *dev)
 	free_percpu(dev->lstats);
 }
 
+static int write_default_map(struct net_device *dev)
+{
+	int q, err = 0;
+
+	for (q = 0; q < BNXLIKE_NQ && !err; q++)
+		err = netif_set_xps_queue(dev, cpumask_of(q % nr_cpu_ids), q);
+	return err;
+}
+
+static int bnxlike_default_map(struct net_device *dev)
+{
+	int err = write_default_map(dev);
+
+	pr_info("%s: default XPS map written (%d)\n", dev->name, err);
+	return err;
+}
+
+static bool map_on_open;
+module_param(map_on_open, bool, 0644);
+MODULE_PARM_DESC(map_on_open, "write 1: ndo_open writes the driver's default XPS map, as mlx4 and gve");
+
+/* Under rtnl, before NETDEV_UP: the window guard mode closes. */
+static int bnxlike_open(struct net_device *dev)
+{
+	if (READ_ONCE(map_on_open))
+		bnxlike_default_map(dev);
+	return 0;
+}
+
 static const struct net_device_ops bnxlike_netdev_ops = {
 	.ndo_init		= bnxlike_dev_init,
+	.ndo_open		= bnxlike_open,
 	.ndo_uninit		= bnxlike_dev_uninit,
 	.ndo_start_xmit		= bnxlike_xmit,
 	.ndo_select_queue	= bnxlike_select_queue,
@@ -125,23 +158,6 @@ static int bnxlike_reload(struct net_device *dev)
 	if (up && !err)
 		err = dev_open(dev, NULL);
 	pr_info("%s: reloaded (%d)\n", dev->name, err);
-	return err;
-}
-
-static int write_default_map(struct net_device *dev)
-{
-	int q, err = 0;
-
-	for (q = 0; q < BNXLIKE_NQ && !err; q++)
-		err = netif_set_xps_queue(dev, cpumask_of(q % nr_cpu_ids), q);
-	return err;
-}
-
-static int bnxlike_default_map(struct net_device *dev)
-{
-	int err = write_default_map(dev);
-
-	pr_info("%s: default XPS map written (%d)\n", dev->name, err);
 	return err;
 }
 
