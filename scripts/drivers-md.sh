@@ -116,6 +116,15 @@ match_label() {
 	esac
 }
 
+# verdict_table PREFIX: the rows of the verdicts whose log text starts
+# with PREFIX: the log line, what it means.
+verdict_table() {
+	local word text
+	while IFS=$'\t' read -r word text; do
+		echo "| \`xps_steer: eth0: $(cell "$text$(verdict_facts "$word")")\` | $(cell "$(verdict_meaning "$word")") |"
+	done < <(verdict_rows "$1")
+}
+
 # What each verdict's status word means, for the tables below.
 verdict_meaning() {
 	case $1 in
@@ -267,9 +276,7 @@ stands for the device):
 | log line | why |
 |---|---|
 EOF
-while IFS=$'\t' read -r word text; do
-	echo "| \`xps_steer: eth0: $(cell "$text$(verdict_facts "$word")")\` | $(cell "$(verdict_meaning "$word")") |"
-done < <(verdict_rows "attached in guard mode")
+verdict_table "attached in guard mode"
 
 cat <<'EOF'
 
@@ -280,9 +287,7 @@ The first rule that matches refuses the device, with this log line:
 | log line | why |
 |---|---|
 EOF
-while IFS=$'\t' read -r word text; do
-	echo "| \`xps_steer: eth0: $(cell "$text$(verdict_facts "$word")")\` | $(cell "$(verdict_meaning "$word")") |"
-done < <(verdict_rows "refused:")
+verdict_table "refused:"
 
 cat <<'EOF'
 

@@ -92,6 +92,20 @@ expect_gstat_same() {
 	return 1
 }
 
+# expect_guarded DEV WHY: DEV's mode file reads guard, its status line
+# says hook=none, mode=guard and guard=WHY.
+expect_guarded() {
+	local line
+	[ "$(cat "$XS/$1/mode" 2>&1)" = guard ] ||
+		fail "$XS/$1/mode reads '$(cat "$XS/$1/mode" 2>&1)', expected guard"
+	line=$(grep "^$1 " /sys/module/xps_steer/status)
+	diag "status: $line"
+	case " $line " in
+	*" hook=none "*" mode=guard guard=$2 "*) ;;
+	*) fail "status line '$line': expected hook=none ... mode=guard guard=$2" ;;
+	esac
+}
+
 # guard_steer_check WHAT: every packet of every CPU on dum0 on its queue of
 # the one-to-one map.
 guard_steer_check() {
@@ -120,14 +134,7 @@ t_guard_attach_requested() {
 	klog_mark
 	xps_load dev=dum0:guard || return
 	klog_expect "xps_steer: dum0: attached in guard mode, as dev= asks ($NQ tx queues)"
-	[ "$(cat "$XS/dum0/mode" 2>&1)" = guard ] ||
-		fail "$XS/dum0/mode reads '$(cat "$XS/dum0/mode" 2>&1)', expected guard"
-	line=$(grep '^dum0 ' /sys/module/xps_steer/status)
-	diag "status: $line"
-	case " $line " in
-	*" hook=none "*" mode=guard guard=requested "*) ;;
-	*) fail "status line '$line': expected hook=none ... mode=guard guard=requested" ;;
-	esac
+	expect_guarded dum0 requested
 	# No hook, so no per-queue packet counters.
 	[ -e "$XS/dum0/tx-0/packets" ] && fail "$XS/dum0/tx-0/packets exists in guard mode"
 	# Nothing written yet: the kernel's map is the driver's (empty).

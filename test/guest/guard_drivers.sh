@@ -111,19 +111,11 @@ bnx_restores() {
 }
 
 t_guard_bnxlike_taken() {
-	local line
 	fx_testmod bnxlike bnx0 10.9.5.1 || return
 	klog_mark
 	xps_load dev=bnx0 || return
 	klog_expect "xps_steer: bnx0: attached in guard mode: its driver has its own ndo_select_queue (5 tx queues)"
-	[ "$(cat "$XS/bnx0/mode" 2>&1)" = guard ] ||
-		fail "$XS/bnx0/mode reads '$(cat "$XS/bnx0/mode" 2>&1)', expected guard"
-	line=$(grep '^bnx0 ' /sys/module/xps_steer/status)
-	diag "status: $line"
-	case " $line " in
-	*" hook=none "*" mode=guard guard=own-select-queue "*) ;;
-	*) fail "status line '$line': expected hook=none ... mode=guard guard=own-select-queue" ;;
-	esac
+	expect_guarded bnx0 own-select-queue
 	set_masks bnx0 "${BNX_MASKS[@]}" || return
 	expect_masks bnx0 "${BNX_MASKS[@]}"
 	expect_kmasks "after writing xps_steer's files" bnx0 "${BNX_MASKS[@]}" || return
@@ -135,30 +127,29 @@ t_guard_bnxlike_taken_cleanup() {
 	testmod_unload bnxlike
 }
 
-t_guard_bnxlike_reload() {
+# bnx_knob_rounds KNOB N: 1 written to bnxlike's KNOB N times; each time
+# the kernel's map reads BNX_MASKS again within 5 s, a restore counted,
+# 5 tx queues, every packet on the map.
+bnx_knob_rounds() {
 	local i r
+	for i in $(seq "$2"); do
+		r=$(bnx_restores)
+		xw - "$BNXP/$1" 1
+		[ "${XW%% *}" = ok ] || { fail "$1 $i: writing 1 gave '$XW'"; return 1; }
+		wait_kmasks "$1 $i" 5 bnx0 "${BNX_MASKS[@]}" || return 1
+		[ "$(bnx_restores)" -gt "$r" ] ||
+			{ fail "$1 $i: restores (event + poll) still $r"; return 1; }
+		[ "$(txq_count bnx0)" = 5 ] || { fail "$1 $i: bnx0 has $(txq_count bnx0) tx queues"; return 1; }
+		bnx_steer_check "after $1 $i" || return 1
+	done
+}
+
+t_guard_bnxlike_reload() {
 	fx_bnx || return
 	expect_kmasks "attached" bnx0 "${BNX_MASKS[@]}" || return
-	for i in 1 2 3 4 5; do
-		r=$(bnx_restores)
-		xw - "$BNXP/reload" 1
-		[ "${XW%% *}" = ok ] || { fail "reload $i: writing 1 gave '$XW'"; return; }
-		wait_kmasks "reload $i" 5 bnx0 "${BNX_MASKS[@]}" || return
-		[ "$(bnx_restores)" -gt "$r" ] ||
-			{ fail "reload $i: restores (event + poll) still $r"; return; }
-		[ "$(txq_count bnx0)" = 5 ] || { fail "reload $i: bnx0 has $(txq_count bnx0) tx queues"; return; }
-		bnx_steer_check "after reload $i" || return
-	done
+	bnx_knob_rounds reload 5 || return
 	klog_expect "bnxlike: bnx0: reloaded (0)"
-	for i in 1 2 3; do
-		r=$(bnx_restores)
-		xw - "$BNXP/default_map" 1
-		[ "${XW%% *}" = ok ] || { fail "default_map $i: writing 1 gave '$XW'"; return; }
-		wait_kmasks "default_map $i" 5 bnx0 "${BNX_MASKS[@]}" || return
-		[ "$(bnx_restores)" -gt "$r" ] ||
-			{ fail "default_map $i: restores (event + poll) still $r"; return; }
-		bnx_steer_check "after default_map $i" || return
-	done
+	bnx_knob_rounds default_map 3 || return
 	klog_expect "bnxlike: bnx0: default XPS map written (0)"
 	diag "bnx0 stats: event $(gstat bnx0 restored_by_event), poll $(gstat bnx0 restored_by_poll)"
 	bnx_special_check "after the reloads"
