@@ -6,7 +6,8 @@
 #   (1-3 also for the test-only modules of test/modules/, built in a copy)
 #   4. the compat fallbacks this kernel does not need, all forced on
 #      (XPS_STEER_FORCE_FALLBACKS=1), build with W=1 and sparse cleanly,
-#      and W=1 does not change what the compile probes find;
+#      and W=1 does not change what the compile probes find (they are
+#      built without W=1's -Wextra);
 #   5. src/probes/config.sh writes the same header under bash and dash
 #      (kbuild runs it with bash before 5.4, with dash since), and that
 #      header compiles;

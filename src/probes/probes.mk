@@ -17,13 +17,17 @@ targets += $(xps_probe_results)
 
 # The same flags kbuild uses for this module's objects, minus the
 # dependency file, plus -Werror: a probe that warns is a probe that fails.
+# Minus W=1's -Wextra too, so that W=1 does not change what the probes
+# find: older kernels' own headers warn under it (RHEL 7.9's timer_setup()
+# casts its callback, include/linux/timer.h:168, -Wcast-function-type
+# from gcc 8 on), which with -Werror failed every probe, the control first.
 # KBUILD_MODNAME is set here, not left to kbuild: the module's pr_fmt
 # uses it, and kbuild before 4.x defines it only for objects listed in a
 # module (3.10 gives a probe none), later ones from the file name.
 $(xps_probe_results): part-of-module := y
 quiet_cmd_xps_probe = PROBE   $(basename $(notdir $@))
       cmd_xps_probe = mkdir -p $(dir $@); \
-	if $(CC) $(filter-out -Wp$(comma)-MMD$(comma)%,$(c_flags)) \
+	if $(CC) $(filter-out -Wp$(comma)-MMD$(comma)% -Wextra,$(c_flags)) \
 		-UKBUILD_MODNAME -DKBUILD_MODNAME='"xps_steer"' \
 		-DXPS_STEER_PROBE -Werror -c -o $(@:.result=.o) $< \
 		>$(@:.result=.log) 2>&1; \
