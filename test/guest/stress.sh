@@ -36,6 +36,12 @@
 #   stress_map_writes: whole-device map writes by concurrent writers under
 #      traffic, concurrent readers that must only ever see complete maps;
 #      afterwards the map reads the last write and every packet obeys it;
+#   stress_guard_churn: guard mode under traffic: the kernel's map of a
+#      guarded dummy wiped and rewritten over and over (software mqprio,
+#      writes to the kernel's files, CPU hotplug, dev= flipping the device
+#      to steer mode and back) while writers loop on the files of a guarded
+#      veth and its kernel files; every rewrite restored, per packet
+#      checks; the module unloaded under traffic;
 #   stress_final: no shell errors, the module unloads, no kernel warnings.
 # Each test starts from its own fixture (fx_stress: idempotent), so any
 # subset runs alone or in any order.
@@ -62,6 +68,7 @@ STRESS_TESTS=(
 	stress_packet_bypass
 	stress_dev_list
 	stress_map_writes
+	stress_guard_churn
 	stress_final
 )
 
@@ -81,7 +88,8 @@ PKTCYCLES=50	# stress_packet_bypass: attach/detach cycles under bypass senders
 LISTS=1000	# stress_dev_list: dev= writes
 MAPWRITES=10000	# stress_map_writes: map writes in total
 MAPWRITERS=4	# stress_map_writes: concurrent writers
-COUNTS=(CYCLES WRITES WRITERS RECREATE RENAMES HOTPLUG RESIZE PKTCYCLES LISTS MAPWRITES MAPWRITERS)
+GUARDROUNDS=40	# stress_guard_churn: rewrites of the guarded map
+COUNTS=(CYCLES WRITES WRITERS RECREATE RENAMES HOTPLUG RESIZE PKTCYCLES LISTS MAPWRITES MAPWRITERS GUARDROUNDS)
 
 NQ=4
 FLOWS=64
@@ -1026,6 +1034,125 @@ t_stress_map_writes_cleanup() {
 	[ ! -e "$W/bg" ] || [ -e "$W/bg/stop" ] || bg_stop
 }
 
+# kmasks_num DEV M0 M1 ...: the kernel's own files of DEV read the masks,
+# compared as numbers (silent: a condition for wait_until).
+kmasks_num() {
+	local d=$1 q=0 m k
+	shift
+	for m in "$@"; do
+		k=$(cat "$(kf "$d" "$q")" 2>/dev/null) || return 1
+		hexeq "${k:-0}" "$m" 2>/dev/null || return 1
+		q=$((q + 1))
+	done
+}
+
+# kernel_writer DEV: writes to the kernel's own xps_cpus of DEV, which
+# guards it, until $W/lw.stop (the guard undoes each).
+kernel_writer() {
+	local v q
+	v=3
+	while [ ! -e "$W/lw.stop" ]; do
+		for q in 0 1 2 3; do printf '%x\n' "$v" >"$(kf "$1" "$q")"; done 2>/dev/null
+		v=$(((v * 7 + 1) & ((1 << NCPU) - 1)))
+		sleep 0.05
+	done
+}
+
+# guard_restores DEV: the restores DEV's stats count, by every trigger.
+guard_restores() {
+	awk '$1 ~ /^restored_by_/ { n += $2 } END { print n + 0 }' "$XS/$1/stats"
+}
+
+# guard_rewrite ROUND: one way of replacing dum0's kernel map, by round.
+guard_rewrite() {
+	local hc
+	case $(($1 % 4)) in
+	0)
+		tc qdisc add dev dum0 root handle 1: mqprio num_tc 1 \
+			map 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 queues 4@0 hw 0 &&
+			tc qdisc del dev dum0 root
+		;;
+	1)
+		for q in 0 1 2 3; do echo 0 >"$(kf dum0 "$q")"; done
+		;;
+	2)
+		hc=$((1 + $1 % (NCPU - 1)))
+		[ -w "/sys/devices/system/cpu/cpu$hc/online" ] || return 0
+		cpu_online "$hc" 0 && cpus_refresh && cpu_online "$hc" 1 && cpus_refresh
+		;;
+	3)
+		# Steer mode and back: each attaches afresh with empty masks.
+		xw - "$DEVP" veth0:guard,dum0
+		[ "${XW%% *}" = ok ] || { echo "dev=veth0:guard,dum0: $XW" >&2; return 1; }
+		xw - "$DEVP" veth0:guard,dum0:guard
+		[ "${XW%% *}" = ok ] || { echo "dev=veth0:guard,dum0:guard: $XW" >&2; return 1; }
+		set_masks dum0 "${MAP[@]}"
+		;;
+	esac
+}
+
+t_stress_guard_churn() {
+	local i t0 t1 lw kw checks n
+	fx_stress || return
+	xps_load dev=veth0:guard,dum0:guard guard_interval_ms=100 || return
+	map11 "$NQ"
+	set_masks dum0 "${MAP[@]}" || return
+	set_masks veth0 "${MAP[@]}" || return
+	wait_until 5 kmasks_num dum0 "${MAP[@]}" ||
+		{ fail "dum0: the kernel's masks do not read ${MAP[*]} after the write"; return; }
+	rm -f "$W/lw.stop"
+	bg_start "tcp udp"
+	loop_writer veth0 &
+	lw=$!
+	kernel_writer veth0 &
+	kw=$!
+	t0=$(date +%s)
+	i=0 checks=0
+	n=0
+	while [ $i -lt "$GUARDROUNDS" ] && [ "$T_FAIL" = 0 ]; do
+		# A dev= mode flip attaches afresh: its counters start at 0.
+		[ $((i % 4)) != 3 ] || n=$((n + $(guard_restores dum0)))
+		if ! guard_rewrite $i 2>"$W/gr.err"; then
+			fail "round $i: rewrite $((i % 4)) failed: $(head -c 300 "$W/gr.err")"
+			break
+		fi
+		if ! wait_until 5 kmasks_num dum0 "${MAP[@]}"; then
+			fail "round $i (rewrite $((i % 4))): the kernel's masks of dum0 read '$(for q in 0 1 2 3; do cat "$(kf dum0 $q)"; done | paste -sd' ')' 5 s later, expected ${MAP[*]}"
+			break
+		fi
+		if [ $((i % 8)) = 7 ]; then
+			udp_all - dum0 "$DST0" "$(allowed_spec "${MAP[@]}")"
+			pkt_check "round $i, restored" dum0 $NQ 0
+			checks=$((checks + 1))
+		fi
+		progress $i "$GUARDROUNDS" "$t0" "rewrites"
+		i=$((i + 1))
+	done
+	t1=$(date +%s)
+	touch "$W/lw.stop"
+	wait_all 30 "writer" "$lw" "$kw"
+	n=$((n + $(guard_restores dum0)))
+	diag "$i rewrites of dum0's kernel map in $((t1 - t0)) s, $checks per-packet checks, $n restores counted; dum0 stats now: $(paste -sd' ' "$XS/dum0/stats"); veth0 stats: $(paste -sd' ' "$XS/veth0/stats")"
+	[ "$i" -ge "$GUARDROUNDS" ] || fail "only $i of $GUARDROUNDS rewrites done"
+	# Each mqprio round and each kernel write is at least one restore (a
+	# hotplug round may leave the kernel's map as it was; a mode flip is
+	# undone by the write that follows it).
+	[ "$n" -ge $((i / 2)) ] || fail "dum0: $n restores counted for $i rewrites"
+	[ "$(awk '$1 == "restore_failed" { print $2 }' "$XS/dum0/stats")" = 0 ] || fail "dum0: restores failed"
+	# Unloaded under the same traffic.
+	xps_unload
+	bg_stop
+	alive_stock "after guard churn"
+}
+
+t_stress_guard_churn_cleanup() {
+	touch "$W/lw.stop"
+	[ ! -e "$W/bg" ] || [ -e "$W/bg/stop" ] || bg_stop
+	tc qdisc del dev dum0 root 2>/dev/null
+	fx_cpus_online
+	modprobe -r xps_steer
+}
+
 t_stress_final() {
 	local p
 	# Shell-level mistakes (a missing helper, a file never written) in
@@ -1056,6 +1183,7 @@ test_def stress_queue_resize "queue count: $RESIZE ethtool -L changes under traf
 test_def stress_packet_bypass "AF_PACKET qdisc bypass: $PKTCYCLES attach/detach cycles under bypass senders"
 test_def stress_dev_list "runtime device list: $LISTS dev= writes under traffic; the trees follow each one; per packet after the last"
 test_def stress_map_writes "map writes: $MAPWRITES whole-device map writes by $MAPWRITERS writers under traffic; readers see only complete maps; last write read back and obeyed"
+test_def stress_guard_churn "guard mode: $GUARDROUNDS rewrites of a guarded map (mqprio, kernel writes, hotplug, dev= mode flips) under traffic and writers; each restored, per packet; unload under traffic"
 test_def stress_final "final: no shell errors, module unloads, no kernel warnings"
 TEST_ORDER=("${STRESS_TESTS[@]}")
 suite_args "$@"
@@ -1063,7 +1191,7 @@ case $? in 0) ;; 2) exit 0 ;; *) exit 1 ;; esac
 
 # stderr of the tests and their background loops is kept for stress_final.
 exec 2>"$W/stderr.log"
-diag "counts: CYCLES=$CYCLES WRITES=$WRITES WRITERS=$WRITERS RECREATE=$RECREATE RENAMES=$RENAMES HOTPLUG=$HOTPLUG RESIZE=$RESIZE PKTCYCLES=$PKTCYCLES"
+diag "counts: $(for c in "${COUNTS[@]}"; do printf '%s=%s ' "$c" "${!c}"; done)"
 for tool in udpflood pktsend xwrite iperf3 ip ethtool taskset modprobe; do
 	command -v "$tool" >/dev/null || { echo "Bail out! $tool not found in PATH"; exit 1; }
 done
