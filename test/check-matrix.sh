@@ -41,7 +41,8 @@
 # developing; the boots are then "not run" and the run fails).
 # XPS_STEER_MATRIX_SHORT="SUITE..." boots these suites with the short lane
 # only (SHORT_TESTS below: attach, steering per packet against the
-# kernel's XPS, unload under traffic, the status file, no warning), not the
+# kernel's XPS, unload under traffic, the status file, guard mode on a
+# dummy and on bnxlike, no warning), not the
 # whole suite; .ci/run gives the middle kernels (bookworm, whose whole
 # suite `make check` boots, and bookworm-backports) this lane. The table
 # says "short" in their boot cell. A T= run ignores it.
@@ -68,7 +69,7 @@ qemu_lock=${XPS_STEER_QEMU_LOCK:-/var/cache/xps_steer/qemu.lock}
 # The short lane: build and DKMS as always, then a boot that attaches,
 # steers every packet by the map (and as the kernel's XPS would), unloads
 # under traffic, reads the status file, and sees no kernel warning.
-SHORT_TESTS=load_attach,steer_one_to_one,steer_vs_kernel_xps,rmmod_under_tcp,status_file,final_no_warnings
+SHORT_TESTS=load_attach,steer_one_to_one,steer_vs_kernel_xps,rmmod_under_tcp,status_file,guard_attach_requested,guard_event_restore,guard_bnxlike_reload,final_no_warnings
 # What a package ships, if scripts/pkg.sh is not there to say it (build
 # products are removed from the copy).
 ship=(Kbuild Makefile VERSION dkms.conf src)
