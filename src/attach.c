@@ -428,9 +428,10 @@ static void detach_guarded(struct xps_steer_dev *xdev)
 
 	xps_steer_event(xdev, KOBJ_REMOVE, NULL);
 	xps_steer_sysfs_del_dev(xdev);
-	reap_later(xdev);
+	/* Logged first: once queued, the reaper may free xdev. */
 	pr_info("%s: detached; its kernel XPS map is left as it is\n",
 		xdev->name);
+	reap_later(xdev);
 	module_put(THIS_MODULE);
 }
 
@@ -475,19 +476,19 @@ static void detach(struct xps_steer_dev *xdev)
 	/* While the directory the event names still exists. */
 	xps_steer_event(xdev, KOBJ_REMOVE, NULL);
 	xps_steer_sysfs_del_dev(xdev);
-	reap_later(xdev);
 
-	if (copied) {
+	/* Logged first: once queued, the reaper may free xdev. */
+	if (copied)
 		pr_err("%s: netdev_ops were copied by someone else after we attached; xps_steer can no longer be unloaded\n",
 		       xdev->name);
-		return;
-	}
-	if (ours)
+	else if (ours)
 		pr_info("%s: detached\n", xdev->name);
 	else
 		pr_notice("%s: detached; its netdev_ops were replaced after we attached, our copy stays in memory\n",
 			  xdev->name);
-	module_put(THIS_MODULE);
+	reap_later(xdev);
+	if (!copied)
+		module_put(THIS_MODULE);
 }
 
 static void follow_rename(struct xps_steer_dev *xdev)

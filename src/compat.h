@@ -339,11 +339,14 @@ static inline void xps_steer_copy_ops(struct net_device_ops *copy,
  * The kernel's own XPS map of CPUs, for guard mode: the device's map, the
  * number of ids (CPUs) and of traffic classes it is indexed by, and the
  * entry of an index (id * traffic classes + class). The kernel's writers
- * change it under rtnl: what is read without rtnl, under RCU only, is a
- * hint (on <= 5.12 the stride is the device's num_tc now).
+ * change it under rtnl. Only typed maps carry their own stride and may be
+ * read without rtnl, under RCU only, as a hint (XPS_STEER_KERNEL_MAPS_OWN_SIZE);
+ * on <= 5.12 the stride is the device's num_tc now, which may not be the
+ * one the map was allocated with.
  */
 #if IS_ENABLED(CONFIG_XPS)
 #if defined(XPS_STEER_HAVE_XPS_MAPS_TYPED)
+#define XPS_STEER_KERNEL_MAPS_OWN_SIZE	1
 #define xps_steer_kernel_cpu_maps(dev) \
 	rcu_dereference_rtnl((dev)->xps_maps[XPS_CPUS])
 #define xps_steer_kernel_maps_ids(maps)		((maps)->nr_ids)
@@ -351,6 +354,7 @@ static inline void xps_steer_copy_ops(struct net_device_ops *copy,
 #define xps_steer_kernel_map_at(maps, i) \
 	rcu_dereference_rtnl((maps)->attr_map[i])
 #elif defined(XPS_STEER_HAVE_XPS_CPUS_MAP)
+#define XPS_STEER_KERNEL_MAPS_OWN_SIZE	0
 #define xps_steer_kernel_cpu_maps(dev) \
 	rcu_dereference_rtnl((dev)->xps_cpus_map)
 #define xps_steer_kernel_maps_ids(maps)		nr_cpu_ids
@@ -359,6 +363,7 @@ static inline void xps_steer_copy_ops(struct net_device_ops *copy,
 #define xps_steer_kernel_map_at(maps, i) \
 	rcu_dereference_rtnl((maps)->attr_map[i])
 #else
+#define XPS_STEER_KERNEL_MAPS_OWN_SIZE	0
 #define xps_steer_kernel_cpu_maps(dev) rcu_dereference_rtnl((dev)->xps_maps)
 #define xps_steer_kernel_maps_ids(maps)		nr_cpu_ids
 #ifdef XPS_STEER_HAVE_NETDEV_TXQ_TO_TC

@@ -168,8 +168,9 @@ static void read_kernel_mask(struct xps_steer_dev *xdev,
 	bitmap_zero(out, bits);
 	/*
 	 * Drivers write the map without rtnl (virtio-net on CPU hotplug),
-	 * and the periodic check's first look holds none: the entries are
-	 * freed after a grace period, so this is safe, if only a hint.
+	 * and the periodic check's first look (typed maps only, see
+	 * restore_due()) holds none: the entries are freed after a grace
+	 * period, so this is safe, if only a hint.
 	 */
 	rcu_read_lock();
 	maps = kernel_maps(dev, which);
@@ -337,50 +338,69 @@ static bool may_restore(struct xps_steer_dev *xdev, struct guard_sync *s)
 	return true;
 }
 
+/* Whether queue is one a write to our files asked for, in this map. */
+static bool asked_for(const struct guard_sync *s, enum guard_map which,
+		      unsigned int queue)
+{
+	return s->queues && which == s->map && test_bit(queue, s->queues);
+}
+
+/* Write one queue's mask into the kernel's map; refusals counted, logged. */
+static int write_queue(struct xps_steer_dev *xdev, enum guard_map which,
+		       unsigned int queue, enum xps_steer_trigger by)
+{
+	int ret = write_kernel_mask(xdev, which, queue);
+
+	if (ret) {
+		xdev->guard.failed++;
+		pr_warn_ratelimited("%s: guard: tx-%u: the kernel refused the %s map (%s) (%d)\n",
+				    xdev->name, queue, map_names[which],
+				    trigger_names[by], ret);
+	}
+	return ret;
+}
+
 /*
  * Compare one of the kernel's maps with our masks and write the queues
- * that differ: a write's own queues always, the others as may_restore()
- * lets. Queues in no traffic class keep their masks unwritten, as the
- * kernel refuses them. The map is ours while a mask is set, and once
- * more when a write empties the last one.
+ * that differ: a write's own queues first, then, unless the kernel
+ * refused one of those (the write is undone, and the rest of the map
+ * must not have changed for it), the others as may_restore() lets.
+ * Queues in no traffic class keep their masks unwritten, as the kernel
+ * refuses them. The map is ours while a mask is set, and once more when
+ * a write empties the last one.
  */
 static void sync_one(struct xps_steer_dev *xdev, enum guard_map which,
 		     struct guard_sync *s)
 {
 	bool mine = guarding(xdev, which);
 	unsigned int active, queue;
-	bool asked;
 	int ret;
 
 	if (!map_supported(which) ||
 	    (!mine && !(s->queues && xdev->guard.owned[which])))
 		return;
-	xdev->guard.owned[which] = mine;
 	active = min(xdev->dev->real_num_tx_queues, xdev->nr_queues);
 	for (queue = 0; queue < active; queue++) {
-		if (xps_steer_class_refusal(xdev->dev, queue) ||
+		if (!asked_for(s, which, queue) ||
+		    xps_steer_class_refusal(xdev->dev, queue) ||
 		    !differs(xdev, which, queue))
 			continue;
-		asked = s->queues && which == s->map &&
-			test_bit(queue, s->queues);
-		if (!asked && !may_restore(xdev, s))
-			continue;
-		ret = write_kernel_mask(xdev, which, queue);
-		if (ret) {
-			xdev->guard.failed++;
-			pr_warn_ratelimited("%s: guard: tx-%u: the kernel refused the %s map (%s) (%d)\n",
-					    xdev->name, queue, map_names[which],
-					    trigger_names[asked ?
-							  XPS_STEER_BY_WRITE :
-							  s->restore_by], ret);
-			/* Another queue's refusal is not the write's. */
-			if (asked)
-				s->err = s->err ?: ret;
-			continue;
-		}
-		if (asked)
-			s->applied++;
+		ret = write_queue(xdev, which, queue, XPS_STEER_BY_WRITE);
+		if (ret)
+			s->err = s->err ?: ret;
 		else
+			s->applied++;
+	}
+	if (s->err)
+		return;
+	xdev->guard.owned[which] = mine;
+	for (queue = 0; queue < active; queue++) {
+		if (asked_for(s, which, queue) ||
+		    xps_steer_class_refusal(xdev->dev, queue) ||
+		    !differs(xdev, which, queue) || !may_restore(xdev, s))
+			continue;
+		/* Another queue's refusal is not the write's. */
+		if (!write_queue(xdev, which, queue, s->restore_by))
 			s->restored++;
 	}
 }
@@ -402,8 +422,8 @@ static int sync_map(struct xps_steer_dev *xdev, struct guard_sync *s)
 	s->restore_by = s->by;
 	for (which = 0; which < GUARD_NR_MAPS; which++)
 		sync_one(xdev, which, s);
-	/* No drift but in the write's own queues. */
-	if (!s->decided)
+	/* No drift but in the write's own queues (the others, if refused, unseen). */
+	if (!s->decided && !s->err)
 		map_intact(xdev);
 	if (s->applied || s->restored) {
 		g->last_write = jiffies;
@@ -430,7 +450,10 @@ static void restore(struct xps_steer_dev *xdev, enum xps_steer_trigger by)
 
 /*
  * The periodic check's first look, without rtnl: whether a restore is
- * due, that is a drift not waiting out a back-off.
+ * due, that is a drift not waiting out a back-off. Only typed maps
+ * (5.13) carry their own stride; before them it is dev->num_tc, which a
+ * traffic-class change sets while the old map may still be read, and
+ * only rtnl keeps the two together: there every check is due.
  */
 static bool restore_due(struct xps_steer_dev *xdev)
 {
@@ -438,6 +461,8 @@ static bool restore_due(struct xps_steer_dev *xdev)
 	unsigned long now = jiffies;
 
 	lockdep_assert_held(&xps_steer_lock);
+	if (!XPS_STEER_KERNEL_MAPS_OWN_SIZE)
+		return guarding(xdev, GUARD_CPUS);
 	g->checks++;
 	if (!drifted(xdev)) {
 		map_intact(xdev);
