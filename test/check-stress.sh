@@ -36,11 +36,15 @@ mkdir -p "$out"
 "$TOP/test/guest-kernel.sh" fetch >/dev/null
 kdir=$("$TOP/test/guest-kernel.sh" kdir)
 build_copy "$out" "$kdir"
+# The test-only drivers the guard-mode tests load (bnxlike, ops_checker).
+test_kos=()
+tkos=$(build_test_modules "$out" "$kdir")
+while read -r ko; do test_kos+=(--ko "$ko"); done <<<"$tkos"
 
 # About half of the suite's guest time each, measured on the stock
 # kernel (docs/testing.md): the runtime list and device churn here, the
 # map writers and attach cycles in lane 1.
-LANE2="stress_dev_list stress_device_churn stress_packet_bypass stress_cpu_hotplug stress_mask_writes"
+LANE2="stress_dev_list stress_device_churn stress_packet_bypass stress_cpu_hotplug stress_mask_writes stress_guard_drivers"
 lanes=${XPS_STEER_STRESS_LANES:-$(($(nproc) >= 2 ? 2 : 1))}
 if [[ -n $spec ]] || ((lanes < 2)); then
 	lane_tests=("$sel")
@@ -57,7 +61,7 @@ rm -f "$out"/stress-*.tap "$out"/console-*.log
 lane() {	# N TESTS: one guest; its TAP in $out/stress-N.tap
 	local n=$1 tests=$2
 	local log="$out/console-$n.log" rc=0 planned reported
-	"$TOP/test/vm.sh" --ko "$out/build/xps_steer.ko" --smp 4 --maxcpus 8 --mem 2G \
+	"$TOP/test/vm.sh" --ko "$out/build/xps_steer.ko" "${test_kos[@]}" --smp 4 --maxcpus 8 --mem 2G \
 		--timeout 5400 --log "$log" \
 		--script "$TOP/test/guest/stress.sh" -- "T=$tests" ${counts[@]+"${counts[@]}"} || rc=1
 	tr -d '\r' <"$log" >"$out/stress-$n.tap"

@@ -30,7 +30,7 @@
 
 NIC_DRIVERS=(virtio vmxnet3 igb)
 # The tests of each driver, in order, and what each proves.
-NIC_TESTS=(probe stock attach steer rmmod_traffic reload channels keeps_map guard_keeps_map final)
+NIC_TESTS=(probe stock attach steer rmmod_traffic reload channels keeps_map guard_keeps_map guard_hotplug_loop final)
 declare -A NIC_DESC=(
 	[probe]="the driver loads, the NIC appears and gets carrier; its queues"
 	[stock]="without xps_steer every frame is seen, and the 1:1 map is not what happens anyway"
@@ -40,6 +40,7 @@ declare -A NIC_DESC=(
 	[reload]="rmmod/modprobe of the driver: detached, attached again, steering again"
 	[channels]="ethtool -L shrink under traffic and grow back"
 	[keeps_map]="a map survives CPU hotplug and ethtool -L per packet; virtio-net resets the kernel's own xps_cpus with the same map"
+	[guard_hotplug_loop]="guard mode (guard_interval_ms=200) under 20 CPU hotplug events in a row: afterwards the kernel's files read the map and every frame follows it; at most one restore per event plus one per check period (never a busy loop); on virtio-net, which rewrites its map on each, fights counted"
 	[guard_keeps_map]="guard mode (dev=eth0:guard), the 1:1 map: after CPU offline, online and ethtool -L one queue fewer and back the kernel's own files read the map again; frames off the map in each window counted; every frame after the restore on the map"
 	[final]="the module unloads, no kernel warning"
 )
@@ -777,6 +778,52 @@ nic_guard_keeps_map() {
 		fail "stats: no restore counted over ethtool -L ($(tr '\n' ' ' <"$XS/$DEV/stats"))"
 	send_all || return
 	nic_check "$(spec_of rev_queue)" "after ethtool -L, guard mode" || return
+	no_splat
+}
+
+# stats_sum PREFIX: the sum of DEV's stats lines whose names start with
+# PREFIX.
+stats_sum() {
+	awk -v p="$1" 'index($1, p) == 1 { t += $2 } END { print t + 0 }' "$XS/$DEV/stats"
+}
+
+nic_guard_hotplug_loop() {
+	local -a want
+	local hot i ev=0 t0 t1 r0 f0 c0 r f c bound
+	fx_nic || return
+	xps_unload || return
+	fx_cpus_online
+	cpus_refresh
+	xps_load "dev=$DEV:guard" guard_interval_ms=200 || return
+	read -r -a want <<<"$(masks_of rev_queue)"
+	set_masks "$DEV" "${want[@]}" || return
+	kmap_is "${want[@]}" || { fail "the kernel's xps_cpus read '$(kread_masks)', expected '${want[*]}'"; return; }
+	hot=${CPUS[-1]}
+	r0=$(stats_sum restored_by_) f0=$(stats_sum fights_by_) c0=$(stats_sum checks)
+	t0=$(now_ms)
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		if ! echo 0 >"/sys/devices/system/cpu/cpu$hot/online" ||
+			! echo 1 >"/sys/devices/system/cpu/cpu$hot/online"; then
+			fail "hotplug round $i of CPU $hot failed"
+			return
+		fi
+		ev=$((ev + 2))
+	done
+	t1=$(now_ms)
+	cpus_refresh
+	# The last restore may wait out a back-off (4 s at most).
+	wait_until 15 kmap_is "${want[@]}" ||
+		{ fail "after $ev hotplug events the kernel's xps_cpus read '$(kread_masks)' 15 s later, expected '${want[*]}'"; return; }
+	r=$(($(stats_sum restored_by_) - r0)) f=$(($(stats_sum fights_by_) - f0)) c=$(($(stats_sum checks) - c0))
+	diag "$ev hotplug events of CPU $hot in $((t1 - t0)) ms: $r restores, $f fights, $c checks; stats: $(tr '\n' ' ' <"$XS/$DEV/stats")"
+	# One restore per event, one per 200 ms period of the loop and of the
+	# wait: more would be a guard chasing its own tail.
+	bound=$((ev + ($(now_ms) - t0) / 200 + 2))
+	((r <= bound)) || fail "$r restores for $ev hotplug events: more than $bound, the guard is spinning"
+	[[ $DRV != virtio ]] || ((f > 0)) ||
+		fail "virtio-net rewrote its map on $ev hotplug events, yet no fight was counted"
+	send_all || return
+	nic_check "$(spec_of rev_queue)" "after $ev hotplug events, guard mode" || return
 	no_splat
 }
 

@@ -42,6 +42,13 @@
 #      to steer mode and back) while writers loop on the files of a guarded
 #      veth and its kernel files; every rewrite restored, per packet
 #      checks; the module unloaded under traffic;
+#   stress_guard_drivers: the test-only drivers guarded under traffic,
+#      beside a steered veth: bnxlike's reloads (its map wiped), bnxlike
+#      and ops_checker unloaded and loaded again (their devices
+#      re-registered, attached afresh, their masks written again as a
+#      udev rule would), ops_checker's device renamed and back; after each
+#      the kernel's map is the operator's, ops_checker never sees a
+#      foreign netdev_ops; per packet on all three at the end;
 #   stress_final: no shell errors, the module unloads, no kernel warnings.
 # Each test starts from its own fixture (fx_stress: idempotent), so any
 # subset runs alone or in any order.
@@ -69,6 +76,7 @@ STRESS_TESTS=(
 	stress_dev_list
 	stress_map_writes
 	stress_guard_churn
+	stress_guard_drivers
 	stress_final
 )
 
@@ -89,7 +97,8 @@ LISTS=1000	# stress_dev_list: dev= writes
 MAPWRITES=10000	# stress_map_writes: map writes in total
 MAPWRITERS=4	# stress_map_writes: concurrent writers
 GUARDROUNDS=40	# stress_guard_churn: rewrites of the guarded map
-COUNTS=(CYCLES WRITES WRITERS RECREATE RENAMES HOTPLUG RESIZE PKTCYCLES LISTS MAPWRITES MAPWRITERS GUARDROUNDS)
+GDRIVERS=30	# stress_guard_drivers: reloads, re-registrations and renames
+COUNTS=(CYCLES WRITES WRITERS RECREATE RENAMES HOTPLUG RESIZE PKTCYCLES LISTS MAPWRITES MAPWRITERS GUARDROUNDS GDRIVERS)
 
 NQ=4
 FLOWS=64
@@ -1139,9 +1148,12 @@ t_stress_guard_churn() {
 	# undone by the write that follows it).
 	[ "$n" -ge $((i / 2)) ] || fail "dum0: $n restores counted for $i rewrites"
 	[ "$(awk '$1 == "restore_failed" { print $2 }' "$XS/dum0/stats")" = 0 ] || fail "dum0: restores failed"
-	# Unloaded under the same traffic.
+	# Unloaded under the same traffic. Detaching leaves the kernel's maps
+	# as they are: emptied here, so that the stock selection is seen.
 	xps_unload
 	bg_stop
+	kset_masks - veth0 0 0 0 0
+	kset_masks - dum0 0 0 0 0
 	alive_stock "after guard churn"
 }
 
@@ -1151,6 +1163,98 @@ t_stress_guard_churn_cleanup() {
 	tc qdisc del dev dum0 root 2>/dev/null
 	fx_cpus_online
 	modprobe -r xps_steer
+}
+
+# drv_up MODULE DEV ADDR: the test-only MODULE loaded, its device DEV up
+# with ADDR/24.
+drv_up() {
+	modprobe "$1" || return 1
+	wait_until 5 test -e "/sys/class/net/$2" || return 1
+	ip addr add "$3/24" dev "$2" && ip link set "$2" up
+}
+
+# drv_reattached DEV NQ MASK...: DEV attached afresh after its driver's
+# reload (its last queue's file exists), its masks written again.
+drv_reattached() {
+	local d=$1 n=$2
+	shift 2
+	wait_until 5 test -e "$(xf "$d" $((n - 1)))" || { echo "$d not attached again" >&2; return 1; }
+	set_masks "$d" "$@"
+}
+
+# gdrivers_step ROUND: one lifecycle event of a guarded test driver.
+gdrivers_step() {
+	case $(($1 % 4)) in
+	0) echo 1 >/sys/module/bnxlike/parameters/reload ;;
+	1) rmmod bnxlike && drv_up bnxlike bnx0 10.9.7.1 && drv_reattached bnx0 5 "${MAP[@]}" 0 ;;
+	2) rmmod ops_checker && drv_up ops_checker opsc0 10.9.8.1 && drv_reattached opsc0 4 "${MAP[@]}" ;;
+	3) ip link set opsc0 down && ip link set opsc0 name opsr && ip link set opsr up &&
+		ip link set opsr down && ip link set opsr name opsc0 && ip link set opsc0 up ;;
+	esac
+}
+
+t_stress_guard_drivers() {
+	local m i t0 t1 ls1 ls2 mis
+	fx_stress || return
+	for m in bnxlike ops_checker; do
+		! grep -q "^$m " /proc/modules || must rmmod "$m" || return
+	done
+	drv_up bnxlike bnx0 10.9.7.1 || { fail "bnxlike: bnx0 did not come up"; return; }
+	drv_up ops_checker opsc0 10.9.8.1 || { fail "ops_checker: opsc0 did not come up"; return; }
+	xps_load dev=bnx0,opsc0:guard,veth0 guard_interval_ms=200 || return
+	map11 "$NQ"
+	set_masks bnx0 "${MAP[@]}" 0 || return
+	set_masks opsc0 "${MAP[@]}" || return
+	set_masks veth0 "${MAP[@]}" || return
+	rm -f "$W/lw.stop"
+	bg_start "tcp udp"
+	loop_sender 10.9.7.2 &
+	ls1=$!
+	loop_sender 10.9.8.2 &
+	ls2=$!
+	t0=$(date +%s)
+	i=0 mis=0
+	while [ $i -lt "$GDRIVERS" ] && [ "$T_FAIL" = 0 ]; do
+		if ! gdrivers_step $i 2>"$W/gd.err"; then
+			fail "round $i: step $((i % 4)) failed: $(head -c 300 "$W/gd.err")"
+			break
+		fi
+		if ! wait_until 5 kmasks_num bnx0 "${MAP[@]}" 0 ||
+			! wait_until 5 kmasks_num opsc0 "${MAP[@]}"; then
+			fail "round $i (step $((i % 4))): the kernel's maps are not the operator's 5 s later: bnx0 '$(for q in 0 1 2 3 4; do cat "$(kf bnx0 $q)"; done | paste -sd' ')', opsc0 '$(for q in 0 1 2 3; do cat "$(kf opsc0 $q)"; done | paste -sd' ')'"
+			break
+		fi
+		mis=$(cat /sys/module/ops_checker/parameters/ops_mismatch)
+		[ "$mis" = 0 ] || { fail "round $i: ops_checker counted $mis frames under a foreign netdev_ops"; break; }
+		progress $i "$GDRIVERS" "$t0" "driver events"
+		i=$((i + 1))
+	done
+	t1=$(date +%s)
+	touch "$W/lw.stop"
+	wait_all 60 "sender" "$ls1" "$ls2"
+	diag "$i driver events in $((t1 - t0)) s; bnx0: $(paste -sd' ' "$XS/bnx0/stats"); opsc0 tx_packets $(cat /sys/module/ops_checker/parameters/tx_packets), ops_mismatch $mis"
+	[ "$i" -ge "$GDRIVERS" ] || fail "only $i of $GDRIVERS driver events done"
+	[ "$(cat "$XS/veth0/mode")" = steer ] || fail "veth0 is not in steer mode beside the guarded devices"
+	# The per-packet checks' datagrams to the peer after the background
+	# traffic's count.
+	bg_stop
+	udp_all - bnx0 10.9.7.2 "$(allowed_spec "${MAP[@]}")"
+	pkt_check "bnx0 after the driver events" bnx0 5 0
+	udp_all - opsc0 10.9.8.2 "$(allowed_spec "${MAP[@]}")"
+	pkt_check "opsc0 after the driver events" opsc0 $NQ 0
+	udp_all - veth0 "$DST2" "$(allowed_spec "${MAP[@]}")"
+	pkt_check "veth0 (steered) after the driver events" veth0 $NQ 0
+	xps_unload
+	must rmmod bnxlike ops_checker
+	alive_stock "after the guarded drivers' events"
+}
+
+t_stress_guard_drivers_cleanup() {
+	touch "$W/lw.stop"
+	[ ! -e "$W/bg" ] || [ -e "$W/bg/stop" ] || bg_stop
+	ip link set opsr name opsc0 2>/dev/null
+	modprobe -r xps_steer
+	rmmod bnxlike ops_checker 2>/dev/null
 }
 
 t_stress_final() {
@@ -1184,6 +1288,7 @@ test_def stress_packet_bypass "AF_PACKET qdisc bypass: $PKTCYCLES attach/detach 
 test_def stress_dev_list "runtime device list: $LISTS dev= writes under traffic; the trees follow each one; per packet after the last"
 test_def stress_map_writes "map writes: $MAPWRITES whole-device map writes by $MAPWRITERS writers under traffic; readers see only complete maps; last write read back and obeyed"
 test_def stress_guard_churn "guard mode: $GUARDROUNDS rewrites of a guarded map (mqprio, kernel writes, hotplug, dev= mode flips) under traffic and writers; each restored, per packet; unload under traffic"
+test_def stress_guard_drivers "guard mode on the test-only drivers: $GDRIVERS reloads, unload/loads and renames under traffic beside a steered veth; the kernel's map restored after each, ops_checker's comparison holds; per packet at the end"
 test_def stress_final "final: no shell errors, module unloads, no kernel warnings"
 TEST_ORDER=("${STRESS_TESTS[@]}")
 suite_args "$@"
