@@ -24,9 +24,10 @@
  * the last check.
  *
  * The kernel's map is written under rtnl, as its own xps_cpus file
- * writes it; everything that writes holds rtnl, then xps_steer_lock. The
- * periodic check first compares without rtnl, and takes it only for a
- * restore that is due.
+ * writes it; everything that writes holds rtnl, then xps_steer_lock.
+ * Where the kernel's maps carry their own size (5.13) the periodic check
+ * first compares without rtnl, and takes it only for a restore that is
+ * due.
  */
 #include <linux/atomic.h>
 #include <linux/bitmap.h>
@@ -784,10 +785,14 @@ const struct kernel_param_ops xps_steer_guard_interval_ops = {
 	.get = interval_get,
 };
 
-/* Without a hotplug trigger guard mode still works: never fails. */
+/*
+ * Without a hotplug trigger guard mode still works: never fails. A
+ * kernel without XPS has nothing to guard, so no hotplug state is taken.
+ */
 int xps_steer_guard_init(void)
 {
-	hotplug_init();
+	if (xps_steer_guard_supported())
+		hotplug_init();
 	return 0;
 }
 

@@ -87,24 +87,28 @@ static void replace_map(struct xps_steer_map __rcu **where,
 }
 
 /*
- * The masks take effect: steer mode builds the per-CPU map from them and
- * publishes it for the TX path, guard mode writes them into the kernel's
- * map. 0, or why nothing took effect (steer), or why the kernel refused
- * one of queues, the queues the write set (guard): a queue it refuses
- * fails only a write that set that queue.
+ * The CPU masks, or with rxqs the xps_rxqs masks, take effect: steer mode
+ * builds its map from them and publishes it for the TX path, guard mode
+ * writes them into the kernel's map. 0, or why nothing took effect
+ * (steer), or why the kernel refused one of queues, the queues the write
+ * set (guard): a queue it refuses fails only a write that set that queue.
  */
-static int publish_masks(struct xps_steer_dev *xdev,
-			 const unsigned long *queues)
+static int publish(struct xps_steer_dev *xdev, bool rxqs,
+		   const unsigned long *queues)
 {
 	struct xps_steer_map *map;
 
 	if (xdev->mode == XPS_STEER_MODE_GUARD)
-		return xps_steer_guard_apply(xdev, false, queues);
-	map = xps_steer_map_build(xdev->masks, xdev->mask_longs,
-				  xdev->nr_queues, nr_cpu_ids);
+		return xps_steer_guard_apply(xdev, rxqs, queues);
+	if (rxqs)
+		map = xps_steer_map_build(xdev->rxq_masks, xdev->rxq_mask_longs,
+					  xdev->nr_queues, xdev->nr_rxqs);
+	else
+		map = xps_steer_map_build(xdev->masks, xdev->mask_longs,
+					  xdev->nr_queues, nr_cpu_ids);
 	if (IS_ERR(map))
 		return PTR_ERR(map);
-	replace_map(&xdev->slot->map, map);
+	replace_map(rxqs ? &xdev->slot->rxq_map : &xdev->slot->map, map);
 	return 0;
 }
 
@@ -271,12 +275,12 @@ int xps_steer_model_set_map(struct xps_steer_dev *xdev, char *text,
 	/* From here on seen holds the queues whose masks change. */
 	changed_queues(xdev, next, seen);
 	swap(xdev->masks, next);
-	ret = publish_masks(xdev, seen);
+	ret = publish(xdev, false, seen);
 	if (ret) {
 		/* The old masks back; guard mode logged what the kernel refused. */
 		swap(xdev->masks, next);
 		if (xdev->mode == XPS_STEER_MODE_GUARD) {
-			publish_masks(xdev, seen);
+			publish(xdev, false, seen);
 			goto out_logged;
 		}
 	}
@@ -319,39 +323,18 @@ static int check_queue(struct xps_steer_dev *xdev, unsigned int queue,
 }
 
 /*
- * The xps_rxqs masks take effect: steer mode's receive-queue map is built
- * from them, guard mode writes them into the kernel's.
- */
-static int publish_rxqs(struct xps_steer_dev *xdev,
-			const unsigned long *queues)
-{
-	struct xps_steer_map *map;
-
-	if (xdev->mode == XPS_STEER_MODE_GUARD)
-		return xps_steer_guard_apply(xdev, true, queues);
-	map = xps_steer_map_build(xdev->rxq_masks, xdev->rxq_mask_longs,
-				  xdev->nr_queues, xdev->nr_rxqs);
-	if (IS_ERR(map))
-		return PTR_ERR(map);
-	replace_map(&xdev->slot->rxq_map, map);
-	return 0;
-}
-
-/*
- * Set one queue's mask among masks (longs longs per queue, nbits bits
- * used) and publish them; all or nothing, as far as the kernel's map
- * lets guard mode put back what it refused. Only this queue can fail
- * it: guard mode restores what drifted elsewhere on its own account.
- * Logs a failure, naming file.
+ * Set one queue's CPU mask, or with rxqs its xps_rxqs mask, and publish
+ * them; all or nothing, as far as the kernel's map lets guard mode put
+ * back what it refused. Only this queue can fail it: guard mode restores
+ * what drifted elsewhere on its own account. Logs a failure, naming file.
  */
 static int set_one(struct xps_steer_dev *xdev, unsigned int queue,
-		   const unsigned long *mask, unsigned long *masks,
-		   unsigned int longs, unsigned int nbits,
-		   int (*publish)(struct xps_steer_dev *xdev,
-				  const unsigned long *queues),
-		   const char *file)
+		   const unsigned long *mask, bool rxqs, const char *file)
 {
-	unsigned long *cur = masks + (size_t)queue * longs;
+	unsigned int longs = rxqs ? xdev->rxq_mask_longs : xdev->mask_longs;
+	unsigned int nbits = rxqs ? xdev->nr_rxqs : nr_cpu_ids;
+	unsigned long *cur = (rxqs ? xdev->rxq_masks : xdev->masks) +
+			     (size_t)queue * longs;
 	unsigned long *saved, *queues;
 	int err = -ENOMEM;
 
@@ -362,11 +345,11 @@ static int set_one(struct xps_steer_dev *xdev, unsigned int queue,
 	__set_bit(queue, queues);
 	bitmap_copy(saved, cur, nbits);
 	bitmap_copy(cur, mask, nbits);
-	err = publish(xdev, queues);
+	err = publish(xdev, rxqs, queues);
 	if (err) {
 		bitmap_copy(cur, saved, nbits);
 		if (xdev->mode == XPS_STEER_MODE_GUARD)
-			publish(xdev, queues);
+			publish(xdev, rxqs, queues);
 	}
 out_free:
 	bitmap_free(queues);
@@ -390,8 +373,7 @@ int xps_steer_model_set_mask(struct xps_steer_dev *xdev, unsigned int queue,
 	err = check_queue(xdev, queue, file);
 	if (err)
 		return err;
-	return set_one(xdev, queue, mask, xdev->masks, xdev->mask_longs,
-		       nr_cpu_ids, publish_masks, file);
+	return set_one(xdev, queue, mask, false, file);
 }
 
 /*
@@ -418,7 +400,5 @@ int xps_steer_model_set_rxqs(struct xps_steer_dev *xdev, unsigned int queue,
 	err = check_queue(xdev, queue, "xps_rxqs");
 	if (err)
 		return err;
-	return set_one(xdev, queue, mask, xdev->rxq_masks,
-		       xdev->rxq_mask_longs, xdev->nr_rxqs, publish_rxqs,
-		       "xps_rxqs");
+	return set_one(xdev, queue, mask, true, "xps_rxqs");
 }

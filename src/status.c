@@ -12,8 +12,10 @@
  * changed under rtnl, which also keeps the device's ops and queue count
  * still while a line is printed.
  *
- * The longest line is about 110 bytes and dev= names 32 devices at most,
- * so the whole file fits the page sysfs gives a show handler.
+ * A line is at most about 135 bytes (a guarded denylisted device with
+ * 15-character names and 5-digit queue counts) and dev= names 32 devices
+ * at most: the page sysfs gives a show handler holds 30 such lines, so
+ * only 32 of the longest could cut the file at the page (scnprintf).
  */
 #include <linux/kernel.h>
 #include <linux/kobject.h>
