@@ -42,7 +42,7 @@
 #   make check-busy      make check 5 times, then make demo 3 times, each from a
 #                        fresh clone, while stress-ng keeps every host CPU busy
 #                        (BUSY="RUNS=2 DEMOS=1" for fewer)
-#   make check-debug     functional + stress suite on a KASAN/lockdep/kmemleak
+#   make check-debug     functional + stress suite (or T=...) on a KASAN/lockdep/kmemleak
 #                        debug kernel (built once from linux-source-6.1)
 #   make fuzz            fuzz the map builder, the map-file parser and the dev=
 #                        list parser, each for FUZZ_SECONDS (default 300);
@@ -121,7 +121,7 @@ check-busy:
 	test/check-busy.sh $(BUSY)
 
 check-debug:
-	test/check-debug.sh
+	test/check-debug.sh $(t_arg) $(COUNTS)
 
 FUZZ_SECONDS ?= 300
 fuzz:

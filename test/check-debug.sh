@@ -17,18 +17,51 @@
 # Every test runs once, at full counts. XPS_STEER_DEBUG_LANES=1 runs it all
 # in one lane.
 #
-# Arguments (COUNT=N) go to stress.sh, for quick manual rounds only.
+# Usage: test/check-debug.sh [T=name[,name...]] [COUNT=N...]
+#   T= runs just these tests, the suite's (test/guest/suite.sh --list) in
+#   one guest and the stress suite's (test/guest/stress.sh --list, then
+#   stress_final) in another, side by side; an unknown name is refused
+#   (exit 2) before anything is built. For a gate on one area, e.g. guard
+#   mode: T=guard_event_restore,...,stress_guard_churn.
+#   COUNT=N (CYCLES=20 ...) goes to stress.sh, for quick manual rounds only.
 # XPS_STEER_DEBUG_ONLY=suite|stress runs just one of the two.
 set -euo pipefail
 
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-out=${XPS_STEER_OUT:-$(mktemp -d /tmp/xps_steer-debug.XXXXXX)}
 only=${XPS_STEER_DEBUG_ONLY:-}
 case $only in
 '' | suite | stress) ;;
 *) die_usage "XPS_STEER_DEBUG_ONLY=$only: expected suite or stress" ;;
 esac
+spec='' counts=()
+for arg in "$@"; do
+	case $arg in
+	T=*) spec=${arg#T=} ;;
+	[A-Z]*=*) counts+=("$arg") ;;
+	*) die_usage "unknown argument '$arg' (usage: test/check-debug.sh [T=name,...] [COUNT=N...])" ;;
+	esac
+done
+suite_sel='' stress_sel=''
+if [[ -n $spec ]]; then
+	suite_known=" $(test_names "$TOP/test/guest/suite.sh" | paste -sd' ') "
+	stress_known=" $(test_names "$TOP/test/guest/stress.sh" | paste -sd' ') "
+	IFS=, read -ra names <<<"$spec"
+	for name in "${names[@]}"; do
+		if [[ $suite_known == *" $name "* ]]; then
+			suite_sel+=$name,
+		elif [[ $stress_known == *" $name "* ]]; then
+			[[ $name == stress_final ]] || stress_sel+=$name,
+		else
+			die_usage "T=$spec: unknown test '$name'; the suite's:$suite_known(test/guest/suite.sh --list), the stress suite's:$stress_known(test/guest/stress.sh --list)"
+		fi
+	done
+	suite_sel=${suite_sel%,}
+	[[ -z $stress_sel ]] || stress_sel+=stress_final
+	[[ -n $suite_sel ]] || [[ $only == stress ]] || only=stress
+	[[ -n $stress_sel ]] || [[ $only == suite ]] || only=suite
+fi
+out=${XPS_STEER_OUT:-$(mktemp -d /tmp/xps_steer-debug.XXXXXX)}
 mkdir -p "$out"
 
 "$TOP/test/deps.sh"
@@ -64,23 +97,30 @@ stress() {	# NAME STRESS.SH-ARGS...
 	shift
 	vm "$name" --smp 4 --maxcpus 8 -- /test/stress.sh "$@"
 }
-suite() { vm suite --smp 4 "${test_kos[@]}" -- /test/suite.sh; }
+suite() { vm suite --smp 4 "${test_kos[@]}" -- /test/suite.sh ${suite_sel:+"T=$suite_sel"}; }
 
 lanes=${XPS_STEER_DEBUG_LANES:-$(($(nproc) >= 2 ? 2 : 1))}
 # Lane 2 also runs the functional suite first, so it takes fewer stress
 # tests than check-stress.sh's lane 2.
-{ read -r lane1 && read -r lane2; } < <(stress_lanes "stress_device_churn")
+# With T=, the named stress tests are one lane beside the suite's.
+if [[ -n $spec ]]; then
+	lane1=$stress_sel lane2=
+else
+	{ read -r lane1 && read -r lane2; } < <(stress_lanes "stress_device_churn")
+fi
 want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 status=0
 pid1=
 rest=(stress)
 if want stress && [ "$lanes" -ge 2 ]; then
-	stress stress-1 "T=$lane1" "$@" &
+	stress stress-1 "T=$lane1" ${counts[@]+"${counts[@]}"} &
 	pid1=$!
-	rest=(stress-2 "T=$lane2")
+	if [[ -n $lane2 ]]; then rest=(stress-2 "T=$lane2"); else rest=(); fi
+elif [[ -n $spec ]]; then
+	rest=(stress "T=$lane1")
 fi
 if want suite; then suite || status=1; fi
-if want stress; then stress "${rest[@]}" "$@" || status=1; fi
+if want stress && ((${#rest[@]})); then stress "${rest[@]}" ${counts[@]+"${counts[@]}"} || status=1; fi
 if [ -n "$pid1" ]; then wait "$pid1" || status=1; fi
 
 cat "$out"/*.log | tr -d '\r' >"$out/all.tap"

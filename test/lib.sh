@@ -213,9 +213,6 @@ console_verdict() {
 	return "$fail"
 }
 
-# tap_summary TAP...: prints "P passed, F failed, S skipped" over these KTAP
-# files (a SKIP is counted as a skip, never as a pass). Returns 1 unless
-# something passed and nothing failed.
 # stress_lanes "NAME...": the stress suite split over two guests, one
 # comma list per line: lane 1 every test not named, lane 2 the named ones,
 # both ending with stress_final. A test added to stress.sh lands in lane 1
@@ -233,6 +230,9 @@ stress_lanes() {
 	printf '%s\n' "${l1}stress_final" "${l2}stress_final"
 }
 
+# tap_summary TAP...: prints "P passed, F failed, S skipped" over these KTAP
+# files (a SKIP is counted as a skip, never as a pass). Returns 1 unless
+# something passed and nothing failed.
 tap_summary() {
 	local all passed failed skipped
 	all=$(cat "$@" | tr -d '\r')
