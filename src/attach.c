@@ -533,20 +533,46 @@ static int netdev_event(struct notifier_block *nb, unsigned long event,
 		if (xdev)
 			detach(xdev);
 		break;
-	/* Drivers rewrite or wipe their XPS maps as these happen. */
-	case NETDEV_UP:
-	case NETDEV_CHANGE:
-	case NETDEV_CHANGEMTU:
-	case NETDEV_FEAT_CHANGE:
-		if (xdev && xdev->mode == XPS_STEER_MODE_GUARD)
-			xps_steer_guard_event(xdev);
-		break;
 	}
 	return NOTIFY_DONE;
 }
 
 static struct notifier_block notifier = {
 	.notifier_call = netdev_event,
+};
+
+/* Drivers rewrite or wipe their XPS maps as these happen. */
+static int guard_netdev_event(struct notifier_block *nb, unsigned long event,
+			      void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct xps_steer_dev *xdev;
+
+	switch (event) {
+	case NETDEV_UP:
+	case NETDEV_CHANGE:
+	case NETDEV_CHANGEMTU:
+	case NETDEV_FEAT_CHANGE:
+		break;
+	default:
+		return NOTIFY_DONE;
+	}
+	if (!net_eq(dev_net(dev), &init_net))
+		return NOTIFY_DONE;
+	xdev = lookup_dev(dev);
+	if (xdev && xdev->mode == XPS_STEER_MODE_GUARD)
+		xps_steer_guard_event(xdev);
+	return NOTIFY_DONE;
+}
+
+/*
+ * Ahead of the stack's own handlers (priority 0): the routes of a device
+ * that comes up return in fib's NETDEV_UP, so no routed packet leaves on
+ * a map the driver rewrote inside ndo_open before it is restored.
+ */
+static struct notifier_block guard_notifier = {
+	.notifier_call = guard_netdev_event,
+	.priority = 1,
 };
 
 /* The i-th name dev= asks for, NULL past the last; caller holds rtnl. */
@@ -715,8 +741,12 @@ int xps_steer_attach_init(const char *names)
 	if (err)
 		return err;
 
+	err = register_netdevice_notifier(&guard_notifier);
+	if (err)
+		return err;
 	err = register_netdevice_notifier(&notifier);
 	if (err) {
+		unregister_netdevice_notifier(&guard_notifier);
 		/* A failed registration replays UNREGISTER for what it attached. */
 		flush_work(&reap_work);
 		rcu_barrier();
@@ -733,6 +763,7 @@ int xps_steer_attach_init(const char *names)
 void xps_steer_attach_exit(void)
 {
 	unregister_netdevice_notifier(&notifier);
+	unregister_netdevice_notifier(&guard_notifier);
 	flush_work(&reap_work);
 	/* kvfree_rcu()'s fallback before 5.9 calls back into this module. */
 	rcu_barrier();
