@@ -14,6 +14,7 @@
 test_def guard_bnxlike_taken "a driver with its own ndo_select_queue (bnxlike): dev=bnx0 is taken in guard mode (own-select-queue, no hook), the masks in the kernel's map, every packet on it"
 test_def guard_bnxlike_reload "bnxlike's reload (netdev_reset_tc, queue count changed and back, close/open) and default_map writes: the kernel's map restored each time, counted; ordinary packets on the map, the special ethertype on the special queue"
 test_def guard_bnxlike_map_on_open "bnxlike writes its default map inside ndo_open (map_on_open, as mlx4 and gve): with the periodic check off, the operator's map is back the moment 'ip link set up' returns, restored by NETDEV_UP, every packet on it"
+test_def guard_bnxlike_open_traffic "bnxlike rewrites its map inside ndo_open (map_on_open) while every CPU sends UDP: over 10 down/up cycles not one frame leaves off the operator's map, per packet (the guard's notifier runs before NETDEV_UP brings the routes back)"
 test_def guard_bnxlike_offline_reload "a CPU taken offline, bnxlike reloaded meanwhile (its map wiped and restored without that CPU), the CPU online again: back in its queue's mask, per packet"
 test_def guard_bnxlike_fight "bnxlike's fight_ms rewrites its default map every 50 ms with no event: counted as fights, the restores back off (a few in 6 s, not one per 200 ms check); stopped, the map is restored and the back-off ends"
 test_def guard_opscheck_holds "ops_checker: guard mode leaves dev->netdev_ops the driver's own (no mismatch, a kernel write undone); steer mode's copy makes its comparison fail: the denylist's reason"
@@ -182,6 +183,54 @@ t_guard_bnxlike_map_on_open() {
 }
 
 t_guard_bnxlike_map_on_open_cleanup() {
+	echo 0 >"$BNXP/map_on_open"
+	testmod_unload bnxlike
+}
+
+t_guard_bnxlike_open_traffic() {
+	local i c e off total stop=$W/open.stop base=200
+	local -a pids=()
+	fx_testmod bnxlike bnx0 10.9.5.1 || return
+	# No neighbour to resolve: frames flow the moment a route is back.
+	must ip link set bnx0 arp off || return
+	modprobe_ok load xps_steer dev=bnx0 guard_interval_ms=0 || return
+	set_masks bnx0 "${BNX_MASKS[@]}" || return
+	echo 1 >"$BNXP/map_on_open" || { fail "cannot write $BNXP/map_on_open"; return; }
+	e=$(gstat bnx0 restored_by_event)
+	rm -f "$stop"
+	trace_start bnx0
+	# CPU c's datagrams are base + c bytes: the frame names its sender.
+	for c in "${CPUS[@]}"; do
+		pin "$c" udpflood -d 10.9.5.2 -p 9000 -f 64 -n 10 -g 10 -s $((base + c)) -S "$stop" \
+			>"$W/open.$c" 2>&1 &
+		pids+=($!)
+	done
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		if ! must ip link set bnx0 down || ! sleep 0.2 || ! must ip link set bnx0 up; then
+			break
+		fi
+		sleep 0.3
+	done
+	touch "$stop"
+	wait "${pids[@]}"
+	trace_stop
+	((i == 10)) || return
+	sender_table bnx0 $((base + 42)) >"$W/open.tbl"
+	total=$(tbl_total "$W/open.tbl")
+	for c in "${CPUS[@]}"; do
+		[ -n "$(tbl_queues "$W/open.tbl" "$c")" ] ||
+			{ fail "no frame of CPU $c's sender in the trace: $(cat "$W/open.$c")"; return; }
+	done
+	off=$(awk '$2 != 3 - $1 { t += $3 } END { print t + 0 }' "$W/open.tbl")
+	diag "10 down/up cycles: $total frames, sender CPU x queue:"
+	tbl_matrix "$W/open.tbl" 5
+	[ "$off" = 0 ] || { fail "$off of $total frames left on a queue not their CPU's in the map"; return; }
+	# Each open rewrote the map; each NETDEV_UP restored it.
+	[ "$(gstat bnx0 restored_by_event)" -ge $((e + 10)) ] ||
+		fail "restored_by_event $e -> $(gstat bnx0 restored_by_event) over 10 opens that rewrote the map"
+}
+
+t_guard_bnxlike_open_traffic_cleanup() {
 	echo 0 >"$BNXP/map_on_open"
 	testmod_unload bnxlike
 }

@@ -80,6 +80,7 @@ SUITE_TESTS=(
 	guard_bnxlike_taken
 	guard_bnxlike_reload
 	guard_bnxlike_map_on_open
+	guard_bnxlike_open_traffic
 	guard_bnxlike_offline_reload
 	guard_bnxlike_fight
 	guard_opscheck_holds
