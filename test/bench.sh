@@ -16,8 +16,13 @@
 #          CPUs
 #   wall   -smp 4: locality from the net_dev_start_xmit tracepoint, TCP
 #          request/response and iperf3 bulk over veth (wall clock)
-# cost and ctl64 run in parallel (icount makes their results independent
-# of host load); wall runs alone afterwards.
+#   guard  -smp 4, a 4-queue virtio-net NIC and the test driver bnxlike:
+#          guard mode's window from a rewrite of the kernel's map to the
+#          restore, per trigger, under traffic (wall clock)
+# cost also measures a guarded device's per-packet cost (DEVS=1g), and cost
+# and ctl64 the periodic check's cost. cost and ctl64 run in parallel
+# (icount makes their results independent of host load); wall and guard
+# run alone afterwards.
 #
 # `test/bench.sh --report DIR` only regenerates docs/perf.md and perf.png
 # (and the verdict) from the logs a previous run left in DIR.
@@ -25,6 +30,7 @@
 # Environment (defaults in brackets):
 #   XPS_BENCH_COST_ROUNDS [5]  XPS_BENCH_COST_SECS [2]   guest seconds per flood
 #   XPS_BENCH_WALL_ROUNDS [5]  XPS_BENCH_WALL_SECS [4]
+#   XPS_BENCH_GUARD_EVENTS [100]  events per trigger in the guard guest
 #   XPS_STEER_OUT              directory for logs (default: a new /tmp dir)
 #   XPS_BENCH_DOCS             where perf.md/perf.png go [docs/ of the tree]
 #   XPS_BENCH_TARGET [parity]  which per-packet cost target fails the run:
@@ -67,8 +73,10 @@ mkdir -p "$out" "$docs"
 if ((!report_only)); then
 	cr=${XPS_BENCH_COST_ROUNDS:-5} cs=${XPS_BENCH_COST_SECS:-2}
 	wr=${XPS_BENCH_WALL_ROUNDS:-5} ws=${XPS_BENCH_WALL_SECS:-4}
+	ge=${XPS_BENCH_GUARD_EVENTS:-100}
 fi
-for v in "$cr" "$cs" "$wr" "$ws"; do
+ge=${ge:-100}
+for v in "$cr" "$cs" "$wr" "$ws" "$ge"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || die_usage "FAIL: rounds/seconds must be positive integers"
 done
 
@@ -104,7 +112,11 @@ run_all() {
 	rm -rf "$out/nocounters"
 	build_copy "$out/nocounters" "$kdir" XPS_STEER_BENCH_NO_COUNTERS=y
 	cp "$out/nocounters/build/xps_steer.ko" "$out/xps_steer_nocounters.ko"
-	printf 'cr=%s cs=%s wr=%s ws=%s abi=%s\n' "$cr" "$cs" "$wr" "$ws" "$abi" >"$out/params"
+	# The guard guest's test driver (bnxlike).
+	test_kos=()
+	tkos=$(build_test_modules "$out" "$kdir")
+	while read -r tko; do test_kos+=(--ko "$tko"); done <<<"$tkos"
+	printf 'cr=%s cs=%s wr=%s ws=%s ge=%s abi=%s\n' "$cr" "$cs" "$wr" "$ws" "$ge" "$abi" >"$out/params"
 
 	status=0
 	vm() {	# NAME VM-ARGS... -- GUEST-ARGS...
@@ -129,8 +141,15 @@ run_all() {
 	wait "$p2" || status=1
 	say "wall guest (-smp 4, $wr rounds x $ws s)"
 	vm wall --smp 4 -- wall "$wr" "$ws" || status=1
+	say "guard guest (-smp 4, virtio-net with 4 queue pairs, bnxlike, $ge events per trigger)"
+	tap=xpsbg$$
+	mq_tap_add "$tap" || die "cannot create tap $tap"
+	virtio_mq "$tap" 4
+	vm_args VIRTIO_MQ
+	vm guard --smp 4 "${test_kos[@]}" "${VM_ARGS[@]}" -- guard "$ge" || status=1
+	ip link del "$tap"
 
-	cat "$out"/{cost,ctl64,wall}.log 2>/dev/null | tr -d '\r' | grep -a '^BENCH ' >"$out/bench.txt" || true
+	cat "$out"/{cost,ctl64,wall,guard}.log 2>/dev/null | tr -d '\r' | grep -a '^BENCH ' >"$out/bench.txt" || true
 	if ((status)); then
 		say "FAIL: a guest failed; docs/perf.md not written (results so far: $out/bench.txt)"
 		exit 1
@@ -204,7 +223,7 @@ INSTR_PER_GUEST_S=62.5e6
 instr() { awk -v b="$1" -v c="$2" -v n="$INSTR_PER_GUEST_S" 'BEGIN { printf "%+.0f", n * (1 / c - 1 / b) }'; }
 while read -r key _ rb rc _ cb _ mn _; do
 	path=${key%%:*} devs=${key#*:}
-	[[ $devs != 1nc ]] || continue	# the counters' verdicts, below
+	case $devs in 1nc | 1g) continue ;; esac	# the counters' and guard mode's verdicts, below
 	name="cost/$path, $devs device$( ((devs == 1)) || echo s)"
 	# Parity (1.00) covers the paths where xps_steer answers; on
 	# unmapped and nomask it cannot be reached (see COST_FALLBACK).
@@ -261,6 +280,106 @@ while read -r key _ rb rc _ cb _ _ _; do
 		fail_t=1
 	fi
 done <<<"$cost_table"
+# Guard mode selects nothing: a guarded device is the kernel's XPS with
+# the module's masks, so C/B is 1.00 in every round, within what two
+# devices of one boot differ by.
+GUARD_PARITY_TOL=0.002
+while read -r key _ rb rc _ cb _ _ rest; do
+	path=${key%%:*} devs=${key#*:}
+	[[ $devs == 1g ]] || continue
+	read -r lo hi < <(awk -F'|' '{ n = split($1, r, " "); lo = 9; hi = 0
+		for (i = 1; i <= n; i++) { if (r[i] < lo) lo = r[i]; if (r[i] > hi) hi = r[i] } print lo, hi }' <<<"$rest")
+	v="guard/$path, 1 guarded device: C/B = $cb (rounds $lo to $hi); C - B = $(instr "$rb" "$rc") guest instructions per packet"
+	if awk -v lo="$lo" -v hi="$hi" -v t="$GUARD_PARITY_TOL" 'BEGIN { exit !(lo >= 1 - t && hi <= 1 + t) }'; then
+		verdicts+=("PASS $v (every round within 1.00 +- $GUARD_PARITY_TOL)")
+	else
+		verdicts+=("FAIL $v (a round outside 1.00 +- $GUARD_PARITY_TOL: guard mode must add nothing per packet)")
+		fail_t=1
+	fi
+done <<<"$cost_table"
+grep -q ':1g ' <<<"$cost_table" || { verdicts+=("FAIL guard: no per-packet run of a guarded device"); fail_t=1; }
+
+# The periodic check, per (possible CPUs, queues): guest time per check
+# with 1 and with 8 guarded devices; per device the difference over 7.
+# Under -icount shift=4 one guest instruction is 16 ns of guest time.
+gcheck_table=$(awk "$AWKKV"' $2 == "gcheck" { kv(); u[v["cpus"], v["queues"], v["devs"]] = v["us_median"]; k[v["cpus"] " " v["queues"]] = 1; on[v["cpus"]] = v["online"] }
+	END { for (x in k) { split(x, a, " "); u1 = u[a[1], a[2], 1]; u8 = u[a[1], a[2], 8]; pd = (u8 - u1) / 7
+		printf "%s %s %s %.1f %.1f %.1f %.0f %.0f\n", a[1], a[2], on[a[1]], u1, u8, pd, pd * 1000 / 16, (u1 - pd) * 1000 / 16 } }' "$B" | sort -n -k1,1 -k2,2)
+# At the default period (1 s), a device's check may cost at most 0.1% of a
+# CPU that retires one instruction per ns.
+GCHECK_MAX_INSTR=1000000
+if [[ -z $gcheck_table ]]; then
+	verdicts+=("FAIL guard check: no measurement of the periodic check")
+	fail_t=1
+fi
+while read -r cpus queues _ _ _ _ pdi _; do
+	[[ -n ${cpus:-} ]] || continue
+	v="guard check, $cpus possible CPUs, $queues queues: $pdi guest instructions per guarded device and check, each second at the default guard_interval_ms=1000"
+	if ((pdi <= GCHECK_MAX_INSTR)); then
+		verdicts+=("PASS $v (at most $GCHECK_MAX_INSTR)")
+	else
+		verdicts+=("FAIL $v (more than $GCHECK_MAX_INSTR)")
+		fail_t=1
+	fi
+done <<<"$gcheck_table"
+
+# bparam KIND KEY: KEY's value in the first "BENCH KIND" line.
+bparam() { awk "$AWKKV"' $2 == "'"$1"'" { kv(); print v["'"$2"'"]; exit }' "$B"; }
+
+# Restore windows per trigger: events, window median/p90/max (us), frames
+# traced, frames off the map (all, per event, most in one event, events
+# with any), frames off the map before the rewrite.
+gwin_table=$(awk "$AWKKV"' $2 == "gwin" { kv(); t = v["trigger"]; m = ++n[t]; w[t, m] = v["window_us"] + 0; d[t] = v["dev"]
+		f[t] += v["frames"]; o[t] += v["off"]; if (v["off"] + 0 > om[t]) om[t] = v["off"] + 0; if (v["off"] > 0) oe[t]++; e[t] += v["early"] }
+	END {
+		split("notifier cpu_offline cpu_online periodic", order, " ")
+		for (j = 1; j <= 4; j++) {
+			t = order[j]; m = n[t]; if (!m) continue
+			for (i = 1; i <= m; i++) a[i] = w[t, i]
+			for (i = 1; i <= m; i++) for (k = i + 1; k <= m; k++) if (a[k] < a[i]) { x = a[i]; a[i] = a[k]; a[k] = x }
+			p = int(0.9 * m); if (p < 0.9 * m) p++
+			printf "%s %s %d %d %d %d %d %d %.2f %d %d %d\n", t, d[t], m, a[int((m + 1) / 2)], a[p], a[m], f[t], o[t], o[t] / m, om[t] + 0, oe[t] + 0, e[t] + 0
+		}
+	}' "$B")
+for trig in notifier cpu_offline cpu_online periodic; do
+	row=$(awk -v t="$trig" '$1 == t' <<<"$gwin_table")
+	if [[ -z $row ]]; then
+		verdicts+=("FAIL guard restore, $trig: no event measured")
+		fail_t=1
+		continue
+	fi
+	read -r _ dev n med p90 max frames off _ _ _ early <<<"$row"
+	v="guard restore, $trig on $dev: $n events, window median $med us, p90 $p90 us, max $max us; $off of $frames frames off the map after a rewrite, $early before one"
+	# A rewrite inside ndo_open is restored before the routes return:
+	# not one routed frame may leave on it.
+	want_off=$off
+	[[ $trig != notifier ]] || want_off=0
+	if ((n >= ge && early == 0 && off == want_off)); then
+		verdicts+=("PASS $v")
+	else
+		verdicts+=("FAIL $v (want $ge events, every one restored, no frame off the map before a rewrite$([[ $trig != notifier ]] || echo ', and none after one'))")
+		fail_t=1
+	fi
+done
+
+# A fighting driver (bnxlike rewriting every few ms): the restores back
+# off to one per 4 s (GUARD_BACKOFF_MAX_MS), 250 ms to 4 s doubling first,
+# so at most secs/4 + 8 restores; one per check would be a busy loop.
+row=$(grep -m1 '^BENCH gfight ' "$B" || true)
+if [[ -z $row ]]; then
+	verdicts+=("FAIL guard fight: not measured")
+	fail_t=1
+else
+	read -r fsecs frew fchecks frest ffights fus < <(awk "$AWKKV"'{ kv(); print v["secs"], v["rewrite_ms"], v["checks"], v["restores"], v["fights"], v["check_us_total"] }' <<<"$row")
+	v="guard fight: a driver rewriting its map every $frew ms for $fsecs s: $frest restores, $ffights fights, $fchecks checks taking $fus us in all"
+	if ((frest >= 1 && frest <= fsecs / 4 + 8 && ffights >= 1)); then
+		verdicts+=("PASS $v (restores at most $((fsecs / 4 + 8)): backed off)")
+	else
+		verdicts+=("FAIL $v (want 1 to $((fsecs / 4 + 8)) restores and a fight counted)")
+		fail_t=1
+	fi
+fi
+
 locs() { awk -v w="$1" -v c="$2" '$1 == w && $2 == c { $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +/, ""); print }' <<<"$loc_table"; }
 shared() { awk -v w="$1" -v c="$2" '$1 == w && $2 == c { print $4 "/" $5 }' <<<"$loc_table"; }
 # mean distinct CPUs per queue, from "q0=4:0+1+2+3 q1=..."
@@ -365,7 +484,7 @@ C's dummy alone, with the module built to count nothing
 
 | path | devices | A | B | C | D | C/B | C/A | lowest C/B |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|
-$(awk '{ split($1, k, ":"); if (k[2] == "1nc") k[2] = "1, no counters"
+$(awk '{ split($1, k, ":"); if (k[2] == "1nc") k[2] = "1, no counters"; if (k[2] == "1g") k[2] = "1, guarded"
 	printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", k[1], k[2], $2, $3, $4, $5, $6, $7, $8 }' <<<"$cost_table")
 
 Per-round ratios (rounds alternate the configuration order):
@@ -436,6 +555,57 @@ map" adds the map when every queue's mask names every possible CPU.
 | possible CPUs | tx queues | attached, masks empty (bytes) | largest map (bytes) | total with largest map (bytes) |
 |---|---:|---:|---:|---:|
 $(awk "$AWKKV"' $2 == "mem" { kv(); printf "| %s | %s | %s | %s | %s |\n", v["cpus"], v["queues"], v["per_dev_b"], v["full_map_b"], v["per_dev_full_b"] }' "$B" | sort -t'|' -k2,2n -k3,3n)
+
+## 6. Guard mode
+
+**Per packet.** The cost guest's paths again with C's dummy guarded
+(\`dev=dumC:guard\`): the module writes the kernel's own map and selects
+nothing, so C is the kernel's XPS with the module's masks, and the
+periodic check runs every second meanwhile.
+
+| path | A | B | C guarded | C/B | C/B per round |
+|---|---:|---:|---:|---:|---|
+$(awk '{ split($1, k, ":"); if (k[2] != "1g") next; split($0, h, "|"); n = split(h[1], f, " "); rs = ""; for (i = 9; i <= n; i++) rs = rs f[i] " "
+	printf "| %s | %s | %s | %s | %s | %s |\n", k[1], $2, $3, $4, $6, rs }' <<<"$cost_table")
+
+**The periodic check** (\`check_all\`, the work item that compares every
+guarded device's map with its masks; the map intact, as nearly always):
+guest time per check under \`-icount shift=4\` (16 ns per guest
+instruction), median of the checks of $(bparam gcparams secs) guest seconds at
+\`guard_interval_ms=$(bparam gcparams interval_ms)\`, every queue's mask naming every possible CPU.
+Per device: the difference between 8 and 1 guarded devices, over 7; at the
+default \`guard_interval_ms=1000\` that many instructions a second, per
+device (a CPU retiring one instruction per ns spends that many ns).
+
+| possible CPUs | online | tx queues | 1 device (µs/check) | 8 devices (µs/check) | per device (guest instructions/check) | fixed (guest instructions/check) |
+|---:|---:|---:|---:|---:|---:|---:|
+$(awk '{ printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, $3, $2, $4, $5, $7, $8 }' <<<"$gcheck_table")
+
+**Restore windows** (4 vCPUs, wall clock, $ge events per trigger): from
+the first write of the kernel's map by another writer to xps_steer's last
+write of the restore, both seen by kprobes on \`netif_set_xps_queue\` and
+\`__netif_set_xps_queue\` with their callers, in the same trace as every
+frame (\`net_dev_start_xmit\`) of the senders running meanwhile (one per
+CPU, pinned, 2000 datagrams a second each, 64 flows; a frame's size names
+its sender's CPU). *notifier*: bnxlike writes its default map inside
+\`ndo_open\` (\`map_on_open\`, as mlx4 and gve), NETDEV_UP restores, with the
+periodic check off; *cpu_offline*, *cpu_online*: virtio-net rewrites its
+map from its own hotplug callbacks, the module's hotplug state queues the
+check, senders on CPUs 0-2 while CPU 3 goes and comes; *periodic*: the
+kernel's own \`xps_cpus\` file gives queue 0 every CPU (a write with no
+event), found by the next check at \`guard_interval_ms=$(bparam gwparams period_ms)\`. Events
+$(bparam gwparams gap_s) s apart after each restore, beyond a fight's reach.
+
+| trigger | device | events | median (µs) | p90 (µs) | max (µs) | frames | off the map | per event | most in one event | events with any | before a rewrite |
+|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+$(awk '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 }' <<<"$gwin_table")
+
+A driver that fights (bnxlike's \`fight_ms\`: its default map every
+$(bparam gfight rewrite_ms) ms, no event, for $(bparam gfight secs) s, the check every $(bparam gfight period_ms) ms): $(bparam gfight restores)
+restores, $(bparam gfight fights) fights, $(bparam gfight checks) checks taking $(bparam gfight check_us_total) µs in all (by the guest's clock).
+
+Fights counted in the windows' runs (none expected: events are spaced beyond a
+fight's reach): $(awk "$AWKKV"' $2 == "gwstat" { kv(); printf "%s%s %s (restores %s)", s, v["trigger"], v["fights"], v["restores"]; s = ", " }' "$B").
 
 ![cost and locality](perf.png)
 EOF

@@ -4,7 +4,10 @@
 #
 #   bench.sh cost ROUNDS SECS   per-packet cost (boot with -smp 1 -icount)
 #   bench.sh wall ROUNDS SECS   request/response, bulk, locality (4 vCPUs)
-#   bench.sh ctl                control path: mask write time, memory
+#   bench.sh ctl                control path: mask write time, memory;
+#                               guard mode's periodic check
+#   bench.sh guard EVENTS       guard mode's restore windows (4 vCPUs, a
+#                               multiqueue virtio-net NIC, bnxlike)
 #
 # Configurations, all in the same boot, each on its own device:
 #   A  stock selection (no XPS)           device in netns nA
@@ -45,6 +48,9 @@ MEMDEVS=3
 XNAMES=dumC,vC0,dq64$(for i in $(seq 0 $((MEMDEVS - 1))); do printf ',mem%d' "$i"; done)
 NEXTRA=31	# with dumC: 32 attached devices, xps_steer's limit
 XNAMES32=$(for i in $(seq 1 $NEXTRA); do printf 'xd%d,' "$i"; done)dumC
+
+# shellcheck source=bench-guard.sh
+. "$(dirname "$LIB")/bench-guard.sh"
 
 SAY_PREFIX='bench: '
 # lib.sh's helpers report through fail(); here that is the end.
@@ -274,6 +280,7 @@ cost() {
 	DEVS=1
 	cost_paths "$rounds" "$secs"
 	cost_nocounters "$rounds" "$secs"
+	cost_guard "$rounds" "$secs"
 	cost_attach32
 	DEVS=32
 	cost_paths "$rounds" "$secs"
@@ -352,6 +359,7 @@ ctl() {
 		echo "BENCH mem cpus=$NR_CPU_IDS queues=$q devs=$MEMDEVS full_map_b=$MW_MAX" \
 			"per_dev_b=$(median "${vals[@]}") per_dev_full_b=$(median "${fvals[@]}") samples=$(IFS=,; echo "${vals[*]}")"
 	done
+	guard_check_cost
 }
 
 put() { echo "$2" >"$1"; }
@@ -555,6 +563,7 @@ case $mode in
 cost) cost "${2:-5}" "${3:-2}" ;;
 wall) wall "${2:-5}" "${3:-4}" ;;
 ctl) ctl ;;
-*) die "usage: bench.sh cost|wall ROUNDS SECS | ctl" ;;
+guard) guard_windows "${2:-100}" ;;
+*) die "usage: bench.sh cost|wall ROUNDS SECS | ctl | guard EVENTS" ;;
 esac
 say "$mode done"
