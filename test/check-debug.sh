@@ -34,14 +34,8 @@ case $only in
 '' | suite | stress) ;;
 *) die_usage "XPS_STEER_DEBUG_ONLY=$only: expected suite or stress" ;;
 esac
-spec='' counts=()
-for arg in "$@"; do
-	case $arg in
-	T=*) spec=${arg#T=} ;;
-	[A-Z]*=*) counts+=("$arg") ;;
-	*) die_usage "unknown argument '$arg' (usage: test/check-debug.sh [T=name,...] [COUNT=N...])" ;;
-	esac
-done
+t_and_counts "$@"
+spec=$T_SPEC counts=(${T_COUNTS[@]+"${T_COUNTS[@]}"})
 suite_sel='' stress_sel=''
 if [[ -n $spec ]]; then
 	suite_known=" $(test_names "$TOP/test/guest/suite.sh" | paste -sd' ') "
@@ -72,7 +66,7 @@ kdir=$cache/src
 echo "check-debug.sh: debug kernel $abi (build took $(cat "$cache/build-seconds") s; cache $cache)"
 
 build_copy "$out" "$kdir"
-# The test-only modules (test/modules/) for the functional suite's guest.
+# The test-only drivers (test/modules/) the guard tests of both suites load.
 test_kos=()
 tkos=$(build_test_modules "$out" "$kdir")
 while read -r ko; do test_kos+=(--ko "$ko"); done <<<"$tkos"
@@ -95,7 +89,7 @@ vm() {	# NAME VM.SH-ARGS... -- GUEST-ARGS...
 stress() {	# NAME STRESS.SH-ARGS...
 	local name=$1
 	shift
-	vm "$name" --smp 4 --maxcpus 8 -- /test/stress.sh "$@"
+	vm "$name" --smp 4 --maxcpus 8 "${test_kos[@]}" -- /test/stress.sh "$@"
 }
 suite() { vm suite --smp 4 "${test_kos[@]}" -- /test/suite.sh ${suite_sel:+"T=$suite_sel"}; }
 

@@ -18,14 +18,8 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-spec='' counts=()
-for arg in "$@"; do
-	case $arg in
-	T=*) spec=${arg#T=} ;;
-	[A-Z]*=*) counts+=("$arg") ;;
-	*) die_usage "unknown argument '$arg' (usage: test/check-stress.sh [T=name,...] [COUNT=N...])" ;;
-	esac
-done
+t_and_counts "$@"
+spec=$T_SPEC counts=(${T_COUNTS[@]+"${T_COUNTS[@]}"})
 names=$(select_names "$TOP/test/guest/stress.sh" "$spec") || exit
 sel=$(paste -sd, <<<"$names")
 

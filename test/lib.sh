@@ -48,6 +48,7 @@
 #   apt_update DIR LOG NAME
 #                         apt-get update inside DIR (a frozen mirror's
 #                         expired Release file tolerated, and said so)
+#   t_and_counts ARG...   a runner's T= and COUNT=N arguments (below)
 #   tap_summary TAP...    "P passed, F failed, S skipped" (below)
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -228,6 +229,21 @@ stress_lanes() {
 		fi
 	done
 	printf '%s\n' "${l1}stress_final" "${l2}stress_final"
+}
+
+# t_and_counts ARG...: a runner's arguments, T=name,... in T_SPEC and
+# COUNT=N... (CYCLES=20 ...) in T_COUNTS; anything else is refused.
+t_and_counts() {
+	local arg
+	T_SPEC='' T_COUNTS=()
+	# shellcheck disable=SC2034 # for the runner that calls it
+	for arg in "$@"; do
+		case $arg in
+		T=*) T_SPEC=${arg#T=} ;;
+		[A-Z]*=*) T_COUNTS+=("$arg") ;;
+		*) die_usage "unknown argument '$arg' (usage: $ME [T=name,...] [COUNT=N...])" ;;
+		esac
+	done
 }
 
 # tap_summary TAP...: prints "P passed, F failed, S skipped" over these KTAP
