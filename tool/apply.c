@@ -6,7 +6,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,40 +28,14 @@ int worse(int a, int b)
 	return a ? a : b;
 }
 
-/*
- * The options in allowed ("nct", "o") into o; returns the index of the
- * first operand, or -1 after a bad option.
- */
-int parse_opts(int argc, char **argv, const char *allowed,
-	       struct apply_opts *o)
+void apply_opts_init(struct apply_opts *o, const struct cmd_args *a)
 {
-	static const struct option opts[] = {
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "topology", required_argument, NULL, 't' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "if-configured", no_argument, NULL, 'i' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
 	memset(o, 0, sizeof(*o));
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c == '?' || !strchr(allowed, c))
-			return -1;
-		if (c == 'n')
-			o->dry_run = true;
-		else if (c == 'i')
-			o->if_configured = true;
-		else if (c == 'c')
-			o->config = optarg;
-		else if (c == 't')
-			o->topology = optarg;
-		else
-			o->output = optarg;
-	}
-	return optind;
+	o->dry_run = a->dry_run;
+	o->if_configured = a->if_configured;
+	o->config = a->config;
+	o->topology = a->topology;
+	o->output = a->output;
 }
 
 bool list_has(char *const *names, size_t n, const char *name)
@@ -431,26 +404,23 @@ int apply_present(struct applier *ap)
 	return ret;
 }
 
-int cmd_apply(int argc, char **argv)
+int cmd_apply(const struct cmd_args *a)
 {
 	struct apply_opts o;
 	struct applier ap;
 	bool matched = false;
-	int first = parse_opts(argc, argv, "ncti", &o), ret;
+	int ret;
 
-	if (first < 0) {
-		err_msg("usage: xps-steer apply [DEV...] [--dry-run] [--if-configured] [--config FILE] [--topology FILE]");
+	if (check_ifnames(a->argc, a->argv))
 		return EXIT_USAGE;
-	}
-	if (check_ifnames(argc - first, argv + first))
-		return EXIT_USAGE;
+	apply_opts_init(&o, a);
 	ret = applier_init(&ap, &o);
 	if (ret)
 		return ret;
-	if (first == argc)
+	if (!a->argc)
 		ret = apply_present(&ap);
-	for (int i = first; i < argc; i++)
-		ret = worse(ret, apply_name(&ap, argv[i], !o.if_configured,
+	for (int i = 0; i < a->argc; i++)
+		ret = worse(ret, apply_name(&ap, a->argv[i], !o.if_configured,
 					    &matched));
 	applier_free(&ap);
 	return ret;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <hwloc.h>
 
+#include "commands.h"
 #include "config.h"
 #include "device.h"
 
@@ -32,12 +33,8 @@ struct applier {
 
 /* One device's failure does not stop the others; a failure outranks 3. */
 int worse(int a, int b);
-/*
- * The options in allowed ("nct", "o") into o; returns the index of the
- * first operand, or -1 after a bad option.
- */
-int parse_opts(int argc, char **argv, const char *allowed,
-	       struct apply_opts *o);
+/* The options of the command line (the ones the command takes). */
+void apply_opts_init(struct apply_opts *o, const struct cmd_args *a);
 
 bool list_has(char *const *names, size_t n, const char *name);
 /* Add a copy of name unless it is there already. */

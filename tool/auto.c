@@ -4,7 +4,6 @@
  * queues in use from the topology (or its IRQs), print it, write it.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +16,6 @@
 #include "policy.h"
 #include "topology.h"
 
-#define AUTO_USAGE "usage: xps-steer auto DEV --policy one-to-one|cache|numa|irq [--dry-run] [--json] [--topology FILE]"
-
 struct auto_opts {
 	const char *dev;
 	const char *topology;	/* --topology FILE; NULL: this machine */
@@ -26,49 +23,19 @@ struct auto_opts {
 	bool dry_run, json;
 };
 
-static int parse_args(int argc, char **argv, struct auto_opts *o)
+/* The command line's options, the policy parsed. */
+static int parse_args(const struct cmd_args *a, struct auto_opts *o)
 {
-	static const struct option opts[] = {
-		{ "policy", required_argument, NULL, 'p' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "topology", required_argument, NULL, 't' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *policy = NULL;
-	int c;
-
 	memset(o, 0, sizeof(*o));
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			policy = optarg;
-			break;
-		case 'n':
-			o->dry_run = true;
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 't':
-			o->topology = optarg;
-			break;
-		default:
-			err_msg(AUTO_USAGE);
-			return EXIT_USAGE;
-		}
-	}
-	if (argc - optind != 1 || !policy) {
-		err_msg(AUTO_USAGE);
-		return EXIT_USAGE;
-	}
-	o->dev = argv[optind];
+	o->dev = a->argv[0];
+	o->topology = a->topology;
+	o->dry_run = a->dry_run;
+	o->json = a->json;
 	if (check_ifname(o->dev))
 		return EXIT_USAGE;
-	if (policy_parse(policy, &o->policy)) {
+	if (policy_parse(a->policy, &o->policy)) {
 		err_msg("policy '%s' is not one of one-to-one, cache, numa, irq",
-			policy);
+			a->policy);
 		return EXIT_USAGE;
 	}
 	return EXIT_OK;
@@ -216,7 +183,7 @@ static int write_map(struct device *dev, hwloc_bitmap_t *masks)
 	return EXIT_FAIL;
 }
 
-int cmd_auto(int argc, char **argv)
+int cmd_auto(const struct cmd_args *a)
 {
 	hwloc_bitmap_t *masks = NULL;
 	struct auto_opts o;
@@ -224,7 +191,7 @@ int cmd_auto(int argc, char **argv)
 	char *notes = NULL;
 	int ret, err;
 
-	ret = parse_args(argc, argv, &o);
+	ret = parse_args(a, &o);
 	if (ret)
 		return ret;
 	err = device_load(o.dev, &dev);

@@ -15,10 +15,14 @@
 #include "common.h"
 
 const char *prog_name = "xps-steer";
+const char *cmd_name;
 
 static void vmsg(const char *kind, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "%s: %s", prog_name, kind);
+	fprintf(stderr, "%s: ", prog_name);
+	if (cmd_name)
+		fprintf(stderr, "%s: ", cmd_name);
+	fputs(kind, stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 }

@@ -32,7 +32,10 @@ enum {
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 extern const char *prog_name;
+/* The command running ("set"), NULL before one is chosen. */
+extern const char *cmd_name;
 
+/* "xps-steer: CMD: ...", and "xps-steer: CMD: warning: ...", on stderr. */
 void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *xmalloc(size_t size);

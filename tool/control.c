@@ -56,43 +56,34 @@ static int writable(const struct device *dev, bool force_kernel)
 	return EXIT_OK;
 }
 
-int cmd_set(int argc, char **argv)
+int cmd_set(const struct cmd_args *a)
 {
-	bool force_kernel = false;
+	const char *name = a->argv[0], *queue = a->argv[1], *cpus = a->argv[2];
 	hwloc_bitmap_t mask;
 	struct device dev;
 	const char *list;
 	long q;
 	int ret, err;
 
-	if (argc > 1 && !strcmp(argv[1], "--kernel")) {
-		force_kernel = true;
-		argc--;
-		argv++;
-	}
-	if (argc != 4) {
-		err_msg("usage: xps-steer set [--kernel] DEV QUEUE CPULIST");
+	if (check_ifname(name))
 		return EXIT_USAGE;
-	}
-	if (check_ifname(argv[1]))
-		return EXIT_USAGE;
-	q = parse_queue(argv[2]);
+	q = parse_queue(queue);
 	if (q < 0) {
-		err_msg("%s: '%s' is not a queue (N or tx-N)", argv[1], argv[2]);
+		err_msg("%s: '%s' is not a queue (N or tx-N)", name, queue);
 		return EXIT_USAGE;
 	}
-	list = strcmp(argv[3], "none") ? argv[3] : "";
+	list = strcmp(cpus, "none") ? cpus : "";
 	mask = hwloc_bitmap_alloc();
 	if (cpulist_parse(list, mask)) {
 		err_msg("%s: '%s' is not a CPU list (like 0-3,8; none for no CPU)",
-			argv[1], argv[3]);
+			name, cpus);
 		hwloc_bitmap_free(mask);
 		return EXIT_USAGE;
 	}
-	err = device_load(argv[1], &dev);
-	ret = err == -ENODEV ? EXIT_NODEV : err ? EXIT_FAIL : writable(&dev, force_kernel);
+	err = device_load(name, &dev);
+	ret = err == -ENODEV ? EXIT_NODEV : err ? EXIT_FAIL : writable(&dev, a->kernel);
 	if (err == -ENODEV)
-		err_msg("%s: no such device", argv[1]);
+		err_msg("%s: no such device", name);
 	if (ret == EXIT_OK && (unsigned long)q >= dev.num_queues) {
 		err_msg("%s: no queue tx-%ld: the device has %u", dev.ifname, q,
 			dev.num_queues);
@@ -163,12 +154,12 @@ static int check_entries(int n, char *const *entries)
  * The operands, each once: the module refuses a list that names one
  * twice, and a second detach of a name would find it gone.
  */
-static void operands(int argc, char **argv, char ***names, size_t *n)
+static void operands(const struct cmd_args *a, char ***names, size_t *n)
 {
 	*names = NULL;
 	*n = 0;
-	for (int i = 1; i < argc; i++)
-		add_name(names, n, argv[i]);
+	for (int i = 0; i < a->argc; i++)
+		add_name(names, n, a->argv[i]);
 }
 
 /* After a list change: say what became of each name. */
@@ -221,20 +212,16 @@ static int write_list(char **names, size_t n)
 	return err ? (err == -EINVAL ? EXIT_USAGE : EXIT_FAIL) : EXIT_OK;
 }
 
-int cmd_attach(int argc, char **argv)
+int cmd_attach(const struct cmd_args *a)
 {
 	char **names = NULL, **wanted;
 	size_t n = 0, nw;
 	int ret, err, lock;
 
-	if (argc < 2) {
-		err_msg("usage: xps-steer attach DEV[" DEV_GUARD_SUFFIX "]...");
-		return EXIT_USAGE;
-	}
 	/* All of them before dev= changes: a bad name fails the whole list. */
-	if (check_entries(argc - 1, argv + 1))
+	if (check_entries(a->argc, a->argv))
 		return EXIT_USAGE;
-	operands(argc, argv, &wanted, &nw);
+	operands(a, &wanted, &nw);
 	lock = dev_list_lock();
 	if (!module_loaded()) {
 		err = module_load(wanted, nw);
@@ -263,19 +250,15 @@ int cmd_attach(int argc, char **argv)
 	return ret;
 }
 
-int cmd_detach(int argc, char **argv)
+int cmd_detach(const struct cmd_args *a)
 {
 	char **names = NULL, **gone;
 	size_t n = 0, ngone;
 	int ret = EXIT_OK, err, lock;
 
-	if (argc < 2) {
-		err_msg("usage: xps-steer detach DEV...");
+	if (check_ifnames(a->argc, a->argv))
 		return EXIT_USAGE;
-	}
-	if (check_ifnames(argc - 1, argv + 1))
-		return EXIT_USAGE;
-	operands(argc, argv, &gone, &ngone);
+	operands(a, &gone, &ngone);
 	lock = dev_list_lock();
 	err = dev_list_read(&names, &n);
 	if (err) {

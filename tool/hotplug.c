@@ -87,23 +87,20 @@ out:
 	return ret;
 }
 
-int cmd_hotplug(int argc, char **argv)
+int cmd_hotplug(const struct cmd_args *a)
 {
 	struct apply_opts o;
 	struct applier ap;
 	char *ifname;
-	int first = parse_opts(argc, argv, "ct", &o), ret;
+	int ret;
 
-	if (first < 0 || argc - first != 1) {
-		err_msg("usage: xps-steer hotplug IFNAME [--config FILE]");
+	if (check_ifname(a->argv[0]))
 		return EXIT_USAGE;
-	}
-	if (check_ifname(argv[first]))
-		return EXIT_USAGE;
+	apply_opts_init(&o, a);
 	ret = applier_init(&ap, &o);
 	if (ret)
 		return ret;
-	ifname = resolve_ifname(argv[first]);
+	ifname = resolve_ifname(a->argv[0]);
 	ret = hotplug_device(&ap, ifname);
 	free(ifname);
 	applier_free(&ap);

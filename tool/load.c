@@ -156,18 +156,15 @@ int attach_names(const struct config *conf, char *const *names, size_t n,
 	return ret;
 }
 
-int cmd_load(int argc, char **argv)
+int cmd_load(const struct cmd_args *a)
 {
 	struct apply_opts o;
 	struct applier ap;
 	char **names;
 	size_t n;
-	int first = parse_opts(argc, argv, "ct", &o), ret;
+	int ret;
 
-	if (first != argc) {
-		err_msg("usage: xps-steer load [--config FILE]");
-		return EXIT_USAGE;
-	}
+	apply_opts_init(&o, a);
 	ret = applier_init(&ap, &o);
 	if (ret)
 		return ret;

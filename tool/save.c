@@ -222,7 +222,7 @@ static int devices_to_save(const struct applier *ap, char ***names,
 	return EXIT_NODEV;
 }
 
-int cmd_save(int argc, char **argv)
+int cmd_save(const struct cmd_args *a)
 {
 	struct apply_opts o;
 	struct applier ap;
@@ -230,22 +230,19 @@ int cmd_save(int argc, char **argv)
 	const char *shown;
 	size_t n = 0, len;
 	FILE *out;
-	int first = parse_opts(argc, argv, "oc", &o), ret = EXIT_OK, err;
+	int ret = EXIT_OK, err;
 
-	if (first < 0) {
-		err_msg("usage: xps-steer save [DEV...] [--output FILE] [--config FILE]");
+	if (check_ifnames(a->argc, a->argv))
 		return EXIT_USAGE;
-	}
-	if (check_ifnames(argc - first, argv + first))
-		return EXIT_USAGE;
+	apply_opts_init(&o, a);
 	/* Which backend each device is on is the configuration's to say. */
 	ret = applier_init(&ap, &o);
 	if (ret)
 		return ret;
-	if (first == argc)
+	if (!a->argc)
 		ret = devices_to_save(&ap, &names, &n);
-	for (int i = first; i < argc; i++)
-		list_add(&names, &n, argv[i]);
+	for (int i = 0; i < a->argc; i++)
+		list_add(&names, &n, a->argv[i]);
 	out = ret ? NULL : open_memstream(&text, &len);
 	if (!ret && !out) {
 		err_msg("out of memory");
@@ -256,7 +253,7 @@ int cmd_save(int argc, char **argv)
 		applier_free(&ap);
 		return ret;
 	}
-	save_header(out, argc, argv);
+	save_header(out, a->line_argc, a->line_argv);
 	for (size_t i = 0; i < n; i++)
 		ret = worse(ret, save_section(&ap, out, names[i]));
 	fclose(out);

@@ -4,7 +4,6 @@
  * queues) and `xps-steer map` (CPU -> queues), as text or JSON.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,31 +164,6 @@ static struct json_object *device_json(const struct device *dev)
 	return o;
 }
 
-static bool want_json(int argc, char **argv, int *first_arg)
-{
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	bool json = false;
-	int c;
-
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		default:
-			*first_arg = -1;
-			return false;
-		}
-	}
-	*first_arg = optind;
-	return json;
-}
-
 /* Names to show: dev= order first, then arguments not in it. */
 static void collect_names(int argc, char **argv, char ***names, size_t *n)
 {
@@ -213,21 +187,17 @@ static void collect_names(int argc, char **argv, char ***names, size_t *n)
 	devices_free(st, nst);
 }
 
-int cmd_status(int argc, char **argv)
+int cmd_status(const struct cmd_args *a)
 {
 	struct json_object *root = NULL, *arr = NULL;
 	char **names;
 	size_t n;
-	int first, ret = EXIT_OK;
-	bool json = want_json(argc, argv, &first);
+	int ret = EXIT_OK;
+	bool json = a->json;
 
-	if (first < 0) {
-		err_msg("usage: xps-steer status [DEV...] [--json]");
+	if (check_ifnames(a->argc, a->argv))
 		return EXIT_USAGE;
-	}
-	if (check_ifnames(argc - first, argv + first))
-		return EXIT_USAGE;
-	collect_names(argc - first, argv + first, &names, &n);
+	collect_names(a->argc, a->argv, &names, &n);
 	if (json) {
 		root = json_object_new_object();
 		json_object_object_add(root, "version",
@@ -268,24 +238,20 @@ int cmd_status(int argc, char **argv)
 	return ret;
 }
 
-int cmd_map(int argc, char **argv)
+int cmd_map(const struct cmd_args *a)
 {
+	const char *name = a->argv[0];
 	struct device dev;
 	struct table t;
 	struct json_object *root, *arr;
 	unsigned int ncpus;
-	int first, err;
-	bool json = want_json(argc, argv, &first);
+	int err;
 
-	if (first < 0 || argc - first != 1) {
-		err_msg("usage: xps-steer map DEV [--json]");
+	if (check_ifname(name))
 		return EXIT_USAGE;
-	}
-	if (check_ifname(argv[first]))
-		return EXIT_USAGE;
-	err = device_load(argv[first], &dev);
+	err = device_load(name, &dev);
 	if (err || dev.backend == BACKEND_NONE) {
-		err_msg("%s: %s", argv[first], err && err != -ENODEV ?
+		err_msg("%s: %s", name, err && err != -ENODEV ?
 			strerror(-err) : "no such device");
 		device_free(&dev);
 		return err && err != -ENODEV ? EXIT_FAIL : EXIT_NODEV;
@@ -323,7 +289,7 @@ int cmd_map(int argc, char **argv)
 		free(list);
 	}
 	json_object_object_add(root, "cpus", arr);
-	if (json) {
+	if (a->json) {
 		json_emit(root);
 	} else {
 		json_object_put(root);

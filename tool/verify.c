@@ -12,7 +12,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -483,17 +482,9 @@ static void report(const struct device *dev, const struct capture *cap,
 	json_emit(root);
 }
 
-static const char usage_text[] =
-	"usage: xps-steer verify DEV [SECONDS] [--json] [--trace FILE]";
-
-int cmd_verify(int argc, char **argv)
+int cmd_verify(const struct cmd_args *a)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "trace", required_argument, NULL, 't' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *trace_file = NULL, *verdict;
+	const char *name = a->argv[0], *trace_file = a->trace, *verdict;
 	struct device before, after;
 	struct capture cap = { 0 };
 	struct verdict v = { 0 };
@@ -501,39 +492,23 @@ int cmd_verify(int argc, char **argv)
 	struct table t;
 	unsigned int seconds = 5;
 	char *trace = NULL, *end;
-	bool json = false;
-	int c, err, ret;
+	int err, ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c == 'j') {
-			json = true;
-		} else if (c == 't') {
-			trace_file = optarg;
-		} else {
-			err_msg("%s", usage_text);
-			return EXIT_USAGE;
-		}
-	}
-	if (argc - optind < 1 || argc - optind > 2) {
-		err_msg("%s", usage_text);
+	if (check_ifname(name))
 		return EXIT_USAGE;
-	}
-	if (check_ifname(argv[optind]))
-		return EXIT_USAGE;
-	if (argc - optind == 2) {
-		unsigned long s = strtoul(argv[optind + 1], &end, 10);
+	if (a->argc == 2) {
+		unsigned long s = strtoul(a->argv[1], &end, 10);
 
 		if (*end || !s || s > 3600) {
-			err_msg("%s: SECONDS must be 1 to 3600, not '%s'", argv[optind],
-				argv[optind + 1]);
+			err_msg("%s: SECONDS must be 1 to 3600, not '%s'", name,
+				a->argv[1]);
 			return EXIT_USAGE;
 		}
 		seconds = s;
 	}
-	err = device_load(argv[optind], &before);
+	err = device_load(name, &before);
 	if (err || before.backend == BACKEND_NONE) {
-		err_msg("%s: no such device", argv[optind]);
+		err_msg("%s: no such device", name);
 		device_free(&before);
 		return err && err != -ENODEV ? EXIT_FAIL : EXIT_NODEV;
 	}
@@ -573,7 +548,7 @@ int cmd_verify(int argc, char **argv)
 		ret = EXIT_OK;
 	}
 	report(&before, &cap, &t, rows, &v, trace_file ? -1 : (int)seconds,
-	       json, ret, verdict);
+	       a->json, ret, verdict);
 	table_free(&t);
 	free(cap.count);
 	device_free(&after);

@@ -42,7 +42,7 @@ test_tool_apply_explicit_map() {
 	xs apply eth0
 	expect_rc 0
 	expect_eq "stdout" "eth0: applied map [eth0] (3 queues)" "$out"
-	expect_eq "stderr" "xps-steer: warning: eth0: tx-3 of [eth0] (/etc/xps-steer.conf) skipped: the device has 3 active tx queues (4 in all)" "$errtext"
+	expect_eq "stderr" "xps-steer: apply: warning: eth0: tx-3 of [eth0] (/etc/xps-steer.conf) skipped: the device has 3 active tx queues (4 in all)" "$errtext"
 	expect_eq "map written" "tx-0 0-1
 tx-1
 tx-2 3" "$(ap_map eth0)"
@@ -103,7 +103,7 @@ test_tool_apply_kernel_backend_refused() {
 	xs apply
 	expect_rc 0
 	expect_eq "stdout" "eth1: applied map [eth1] (2 queues) to the kernel's xps_cpus" "$out"
-	expect_eq "warning" "xps-steer: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused it); driver bnx2x may rewrite them on CPU hotplug or ethtool -L" "$errtext"
+	expect_eq "warning" "xps-steer: apply: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused it); driver bnx2x may rewrite them on CPU hotplug or ethtool -L" "$errtext"
 	expect_eq "tx-0" "$(hexmask 4 0-1)" "$(ap_kxps eth1 0)"
 	expect_eq "tx-1" "$(hexmask 4 2-3)" "$(ap_kxps eth1 1)"
 	expect_eq "eth0 untouched" "tx-0
@@ -131,8 +131,8 @@ test_tool_apply_backend_preference() {
 	xs apply
 	expect_rc 1
 	expect_eq "stdout" "eth0: applied map [eth0] (3 queues) to the kernel's xps_cpus" "$out"
-	expect_eq "stderr" "xps-steer: warning: eth0: writing the kernel's own xps_cpus (backend = kernel; xps_steer's masks still decide for it); driver virtio_net may rewrite them on CPU hotplug or ethtool -L
-xps-steer: eth1: xps_steer refused it (own-select-queue), and [eth1] (/etc/xps-steer.conf) says backend = module" "$errtext"
+	expect_eq "stderr" "xps-steer: apply: warning: eth0: writing the kernel's own xps_cpus (backend = kernel; xps_steer's masks still decide for it); driver virtio_net may rewrite them on CPU hotplug or ethtool -L
+xps-steer: apply: eth1: xps_steer refused it (own-select-queue), and [eth1] (/etc/xps-steer.conf) says backend = module" "$errtext"
 	expect_eq "eth0 kernel tx-1" "$(hexmask 4 1)" "$(ap_kxps eth0 1)"
 	expect_eq "eth0 kernel tx-0" "$(hexmask 4 "")" "$(ap_kxps eth0 0)"
 	expect_eq "eth0 map untouched" "tx-0
@@ -163,9 +163,9 @@ test_tool_apply_failure_continues() {
 	expect_rc 1
 	expect_eq "stdout" "eth0: applied map [all] (3 queues)
 eth2: applied map [all] (2 queues)" "$out"
-	expect_eq "stderr" "xps-steer: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused it); driver bnx2x may rewrite them on CPU hotplug or ethtool -L
-xps-steer: eth1: tx-1: xps_cpus write rejected (Is a directory)
-xps-steer: eth1: tx-0: written before tx-1 refused, now back as they were: the device's masks are unchanged" "$errtext"
+	expect_eq "stderr" "xps-steer: apply: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused it); driver bnx2x may rewrite them on CPU hotplug or ethtool -L
+xps-steer: apply: eth1: tx-1: xps_cpus write rejected (Is a directory)
+xps-steer: apply: eth1: tx-0: written before tx-1 refused, now back as they were: the device's masks are unchanged" "$errtext"
 	expect_eq "eth1 tx-0 put back" "$(hexmask 4 "")" "$(ap_kxps eth1 0)"
 	expect_eq "eth2 map" "tx-0 0
 tx-1 1" "$(ap_map eth2)"
@@ -182,10 +182,10 @@ test_tool_apply_exit_codes() {
 	EOF
 	xs apply nosuch0
 	expect_rc 3
-	expect_eq "unknown" "xps-steer: nosuch0: no such device" "$errtext"
+	expect_eq "unknown" "xps-steer: apply: nosuch0: no such device" "$errtext"
 	xs apply eth0
 	expect_rc 3
-	expect_eq "unmatched" "xps-steer: eth0: no section of the configuration matches it" "$errtext"
+	expect_eq "unmatched" "xps-steer: apply: eth0: no section of the configuration matches it" "$errtext"
 	# The udev rule's form: an unmatched device is left alone, no error.
 	xs apply --if-configured eth0
 	expect_rc 0
@@ -194,12 +194,12 @@ test_tool_apply_exit_codes() {
 	expect_rc 3
 	xs apply eth5
 	expect_rc 3
-	expect_eq "not attached" "xps-steer: eth5: not attached to xps_steer: \`xps-steer attach eth5\` (or load) first, or backend = kernel in [eth5] for the kernel's own xps_cpus" "$errtext"
+	expect_eq "not attached" "xps-steer: apply: eth5: not attached to xps_steer: \`xps-steer attach eth5\` (or load) first, or backend = kernel in [eth5] for the kernel's own xps_cpus" "$errtext"
 	# A CPU the machine cannot have is refused before anything is written.
 	printf '[eth0]\ntx-0 = 0\ntx-1 = 2,4\n' | ap_conf
 	xs apply eth0
 	expect_rc 1
-	expect_eq "impossible CPU" "xps-steer: eth0: tx-1: CPU 4 is not a possible CPU (0-3)" "$errtext"
+	expect_eq "impossible CPU" "xps-steer: apply: eth0: tx-1: CPU 4 is not a possible CPU (0-3)" "$errtext"
 	expect_eq "map untouched" "tx-0
 tx-1
 tx-2
@@ -294,13 +294,13 @@ tx-2 = 3
 	cp "$T_DIR/saved.conf" "$T_DIR/before"
 	xs save eth0 nosuch0 --output "$T_DIR/saved.conf"
 	expect_rc 3
-	expect_eq "stderr" "xps-steer: nosuch0: no such device
-xps-steer: nothing saved" "$errtext"
+	expect_eq "stderr" "xps-steer: save: nosuch0: no such device
+xps-steer: save: nothing saved" "$errtext"
 	cmp -s "$T_DIR/before" "$T_DIR/saved.conf" || fail "the old file changed"
 	rm -rf "$(R /sys/module/xps_steer)"
 	xs save
 	expect_rc 3
-	expect_eq "not loaded" "xps-steer: xps_steer is not loaded and no present device has backend = kernel: nothing to save (name devices to save their kernel xps_cpus)" "$errtext"
+	expect_eq "not loaded" "xps-steer: save: xps_steer is not loaded and no present device has backend = kernel: nothing to save (name devices to save their kernel xps_cpus)" "$errtext"
 }
 
 # ap_fake_modprobe: $XPS_STEER_MODPROBE for the tool; records its arguments
@@ -365,7 +365,7 @@ test_tool_load_modprobe() {
 eth0: applied map [eth0] (2 queues)
 eth1: applied map [ixgbe] (2 queues)
 eth2: applied map [eth2] (2 queues) to the kernel's xps_cpus" "$out"
-	expect_eq "stderr" "xps-steer: warning: eth2: writing the kernel's own xps_cpus (backend = kernel); driver bnx2x may rewrite them on CPU hotplug or ethtool -L" "$errtext"
+	expect_eq "stderr" "xps-steer: load: warning: eth2: writing the kernel's own xps_cpus (backend = kernel); driver bnx2x may rewrite them on CPU hotplug or ethtool -L" "$errtext"
 	expect_eq "eth0 map" "tx-0 0
 tx-1 1" "$(ap_map eth0)"
 	expect_eq "eth1 map" "tx-0 0-1
@@ -398,7 +398,7 @@ test_tool_load_union() {
 	# The fake module does not attach on the write: apply says so.
 	expect_rc 3
 	expect_eq "stdout" "xps_steer: dev=eth5,eth0" "$out"
-	expect_eq "stderr" "xps-steer: eth0: not attached to xps_steer: \`xps-steer attach eth0\` (or load) first, or backend = kernel in [eth0] for the kernel's own xps_cpus" "$errtext"
+	expect_eq "stderr" "xps-steer: load: eth0: not attached to xps_steer: \`xps-steer attach eth0\` (or load) first, or backend = kernel in [eth0] for the kernel's own xps_cpus" "$errtext"
 }
 
 test_tool_load_no_configuration() {
@@ -441,7 +441,7 @@ test_tool_hotplug() {
 	expect_eq "listed" "xps_steer: dev=eth0,eth1,eth3" "$out"
 	# The fake module does not attach on the write: hotplug says so.
 	expect_rc 3
-	expect_eq "not attached" "xps-steer: eth3: not attached to xps_steer: \`xps-steer attach eth3\` (or load) first, or backend = kernel in [eth3] for the kernel's own xps_cpus" "$errtext"
+	expect_eq "not attached" "xps-steer: hotplug: eth3: not attached to xps_steer: \`xps-steer attach eth3\` (or load) first, or backend = kernel in [eth3] for the kernel's own xps_cpus" "$errtext"
 }
 
 # udev expands %k before the rename; IFINDEX finds the device's new name.
@@ -460,7 +460,7 @@ test_tool_hotplug_renamed() {
 	expect_eq "tx-1" "$(hexmask 4 2-3)" "$(ap_kxps ens3 1)"
 	xs hotplug eth0
 	expect_rc 3
-	expect_eq "without IFINDEX" "xps-steer: eth0: no such device" "$errtext"
+	expect_eq "without IFINDEX" "xps-steer: hotplug: eth0: no such device" "$errtext"
 }
 
 test_tool_hotplug_not_loaded() {
@@ -541,7 +541,7 @@ saved to $T_DIR/saved.conf" "$out"
 	printf '[eth0]\nbackend = kernal\npolicy = cache\n' | ap_conf
 	xs save --output "$T_DIR/saved.conf"
 	expect_rc 2
-	expect_eq "config error" "xps-steer: /etc/xps-steer.conf:2: backend: 'kernal' is not one of auto, module, kernel" "$errtext"
+	expect_eq "config error" "xps-steer: save: /etc/xps-steer.conf:2: backend: 'kernal' is not one of auto, module, kernel" "$errtext"
 }
 
 # The kernel backend writes queue by queue: when tx-2 refuses after tx-0
@@ -565,17 +565,17 @@ test_tool_apply_kernel_backend_restores() {
 	xs apply eth1
 	expect_rc 1
 	expect_eq "stdout" "" "$out"
-	expect_eq "stderr" "xps-steer: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused it); driver bnx2x may rewrite them on CPU hotplug or ethtool -L
-xps-steer: eth1: tx-2: xps_cpus write rejected (Is a directory)
-xps-steer: eth1: tx-0,tx-1: written before tx-2 refused, now back as they were: the device's masks are unchanged" "$errtext"
+	expect_eq "stderr" "xps-steer: apply: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused it); driver bnx2x may rewrite them on CPU hotplug or ethtool -L
+xps-steer: apply: eth1: tx-2: xps_cpus write rejected (Is a directory)
+xps-steer: apply: eth1: tx-0,tx-1: written before tx-2 refused, now back as they were: the device's masks are unchanged" "$errtext"
 	expect_eq "tx-0 restored" "$(hexmask 4 3)" "$(ap_kxps eth1 0)"
 	expect_eq "tx-1 restored" "$(hexmask 4 2)" "$(ap_kxps eth1 1)"
 	# set --kernel-style auto on the same device says the same.
 	xs auto eth1 --policy one-to-one --topology "$TOPO/1s-4c.xml"
 	expect_rc 1
-	expect_eq "auto" "xps-steer: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused the device); driver bnx2x may rewrite it on CPU hotplug or ethtool -L
-xps-steer: eth1: tx-2: xps_cpus write rejected (Is a directory)
-xps-steer: eth1: tx-0,tx-1: written before tx-2 refused, now back as they were: the device's masks are unchanged" "$errtext"
+	expect_eq "auto" "xps-steer: auto: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused the device); driver bnx2x may rewrite it on CPU hotplug or ethtool -L
+xps-steer: auto: eth1: tx-2: xps_cpus write rejected (Is a directory)
+xps-steer: auto: eth1: tx-0,tx-1: written before tx-2 refused, now back as they were: the device's masks are unchanged" "$errtext"
 	expect_eq "tx-0 restored again" "$(hexmask 4 3)" "$(ap_kxps eth1 0)"
 }
 
@@ -598,7 +598,7 @@ test_tool_apply_kernel_backend_offline() {
 	xs apply eth1
 	expect_rc 0
 	expect_eq "stdout" "eth1: applied map [eth1] (2 queues) to the kernel's xps_cpus" "$out"
-	expect_eq "stderr" "xps-steer: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused it); driver bnx2x may rewrite them on CPU hotplug or ethtool -L
+	expect_eq "stderr" "xps-steer: apply: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused it); driver bnx2x may rewrite them on CPU hotplug or ethtool -L
 note: eth1: CPU 3 offline: the kernel's xps_cpus cannot hold it, so it is left out of the map written and compared (write the map again once it is online)" "$errtext"
 	expect_eq "tx-0" "$(hexmask 4 0)" "$(ap_kxps eth1 0)"
 	expect_eq "tx-1" "$(hexmask 4 1-2)" "$(ap_kxps eth1 1)"
@@ -649,7 +649,7 @@ test_tool_apply_map_over_a_page() {
 	xs apply eth0
 	expect_rc 0
 	expect_eq "stdout" "eth0: applied map [eth0] (128 queues)" "$out"
-	expect_eq "stderr" "xps-steer: warning: eth0: the map is 4796 bytes, more than the 4094 a write of the map file may have: written queue by queue, not atomically (packets may see part of each map meanwhile)" "$errtext"
+	expect_eq "stderr" "xps-steer: apply: warning: eth0: the map is 4796 bytes, more than the 4094 a write of the map file may have: written queue by queue, not atomically (packets may see part of each map meanwhile)" "$errtext"
 	expect_eq "map file not written" "$AP_OLD" "$(stat -c %Y "$d/map")"
 	expect_eq "tx-0" "0,128,256,384,512,640,768,896" "$(cat "$d/tx-0/xps_cpus_list")"
 	expect_eq "tx-127" "127,255,383,511,639,767,895,1023" "$(cat "$d/tx-127/xps_cpus_list")"
@@ -672,7 +672,7 @@ test_tool_apply_map_over_a_page() {
 	fake_errno /sys/kernel/xps_steer/eth0/map write 7
 	xs apply eth0
 	expect_rc 0
-	expect_eq "E2BIG" "xps-steer: warning: eth0: the map file refused the map (Argument list too long): written queue by queue, not atomically (packets may see part of each map meanwhile)" "$errtext"
+	expect_eq "E2BIG" "xps-steer: apply: warning: eth0: the map file refused the map (Argument list too long): written queue by queue, not atomically (packets may see part of each map meanwhile)" "$errtext"
 	expect_eq "tx-0 by queue" "8" "$(cat "$d/tx-0/xps_cpus_list")"
 }
 
@@ -734,8 +734,8 @@ test_tool_save_line_too_long() {
 	printf 'tx-0 %s\ntx-1 1\n' "$list" >"$(R /sys/kernel/xps_steer/eth0/map)"
 	xs save --output "$T_DIR/saved.conf"
 	expect_rc 1
-	expect_eq "stderr" "xps-steer: eth0: tx-0: its line would be $((${#list} + 7)) characters, more than a configuration line may have (4198): not saved
-xps-steer: nothing saved" "$errtext"
+	expect_eq "stderr" "xps-steer: save: eth0: tx-0: its line would be $((${#list} + 7)) characters, more than a configuration line may have (4198): not saved
+xps-steer: save: nothing saved" "$errtext"
 	[ ! -e "$T_DIR/saved.conf" ] || fail "a file was written"
 	# At the limit it is saved, and reads back.
 	list=$(seq -s, 1000 2 2047 | cut -c 1-4191)

@@ -31,4 +31,14 @@ test_tool_completion() {
 	expect_eq "detach: listed names only" "eth0 eth9" "$(complete_words detach "")"
 	expect_eq "set queues" "tx-0 tx-1 tx-2" "$(complete_words set eth0 "")"
 	expect_eq "policies" "cache irq numa one-to-one" "$(complete_words auto eth0 --policy "")"
+	expect_eq "set: options after the operands too" "--help --kernel" "$(complete_words set eth0 0 1 --)"
+	# Each command's options: the ones its --help lists.
+	local cmd
+	for cmd in status map set attach detach auto apply save verify load hotplug; do
+		xs "$cmd" --help
+		expect_rc 0
+		expect_eq "$cmd: options" \
+			"$(sed -n 's/^  \(-[a-z], \|    \)\(--[a-z-]*\).*/\2/p' "$T_DIR/out" | sort | paste -sd' ')" \
+			"$(complete_words "$cmd" --)"
+	done
 }

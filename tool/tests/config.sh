@@ -49,7 +49,7 @@ test_tool_config_unknown_key() {
 	EOF
 	xs apply
 	expect_rc 2
-	expect_eq "message" "xps-steer: /etc/xps-steer.conf:3: unknown key 'speed' (name, mac, driver, path, policy, backend, tx-<n>)" "$errtext"
+	expect_eq "message" "xps-steer: apply: /etc/xps-steer.conf:3: unknown key 'speed' (name, mac, driver, path, policy, backend, tx-<n>)" "$errtext"
 	expect_eq "stdout" "" "$out"
 	cf_expect_maps_untouched
 }
@@ -78,15 +78,15 @@ test_tool_config_bad_values() {
 	EOF
 	xs apply
 	expect_rc 2
-	expect_eq "messages" "xps-steer: /etc/xps-steer.conf:3: policy: 'fastest' is not one of one-to-one, cache, numa, irq
-xps-steer: /etc/xps-steer.conf:5: backend: 'kernal' is not one of auto, module, kernel
-xps-steer: /etc/xps-steer.conf:6: tx-0: '0-3,x' is not a CPU list (like 0-3,8; none for no CPU)
-xps-steer: /etc/xps-steer.conf:7: 'tx-01' is not a queue (tx-<n>: n in decimal, no leading zero, at most 65535)
-xps-steer: /etc/xps-steer.conf:9: tx-1 given twice in this section
-xps-steer: /etc/xps-steer.conf:11: mac: '52-54-00-aa-bb-01' is not an address like 52:54:00:12:34:56
-xps-steer: /etc/xps-steer.conf:12: name: 'eth* # comment' has blanks (a comment after a value starts with ' ;')
-xps-steer: /etc/xps-steer.conf:13: mac given twice in this section
-xps-steer: /etc/xps-steer.conf:17: policy given twice in this section" "$errtext"
+	expect_eq "messages" "xps-steer: apply: /etc/xps-steer.conf:3: policy: 'fastest' is not one of one-to-one, cache, numa, irq
+xps-steer: apply: /etc/xps-steer.conf:5: backend: 'kernal' is not one of auto, module, kernel
+xps-steer: apply: /etc/xps-steer.conf:6: tx-0: '0-3,x' is not a CPU list (like 0-3,8; none for no CPU)
+xps-steer: apply: /etc/xps-steer.conf:7: 'tx-01' is not a queue (tx-<n>: n in decimal, no leading zero, at most 65535)
+xps-steer: apply: /etc/xps-steer.conf:9: tx-1 given twice in this section
+xps-steer: apply: /etc/xps-steer.conf:11: mac: '52-54-00-aa-bb-01' is not an address like 52:54:00:12:34:56
+xps-steer: apply: /etc/xps-steer.conf:12: name: 'eth* # comment' has blanks (a comment after a value starts with ' ;')
+xps-steer: apply: /etc/xps-steer.conf:13: mac given twice in this section
+xps-steer: apply: /etc/xps-steer.conf:17: policy given twice in this section" "$errtext"
 	cf_expect_maps_untouched
 }
 
@@ -102,8 +102,8 @@ test_tool_config_policy_and_map() {
 	EOF
 	xs apply
 	expect_rc 2
-	expect_eq "messages" "xps-steer: /etc/xps-steer.conf:3: policy and tx-<n> lines cannot be mixed (tx-<n> at line 2)
-xps-steer: /etc/xps-steer.conf:6: policy and tx-<n> lines cannot be mixed (policy at line 5)" "$errtext"
+	expect_eq "messages" "xps-steer: apply: /etc/xps-steer.conf:3: policy and tx-<n> lines cannot be mixed (tx-<n> at line 2)
+xps-steer: apply: /etc/xps-steer.conf:6: policy and tx-<n> lines cannot be mixed (policy at line 5)" "$errtext"
 	cf_expect_maps_untouched
 }
 
@@ -125,10 +125,10 @@ test_tool_config_section_checks() {
 	EOF
 	xs apply
 	expect_rc 2
-	expect_eq "messages" "xps-steer: /etc/xps-steer.conf:1: [eth0]: neither a policy nor tx-<n> lines: say how to steer (policy = cache, or tx-0 = 0-3 ...)
-xps-steer: /etc/xps-steer.conf:5: [eth*]: without name, mac, driver or path the section name is an interface name, taken literally; for a pattern write name = eth*
-xps-steer: /etc/xps-steer.conf:7: [a-name-much-too-long]: without name, mac, driver or path the section name is the interface name, and this is not one (1 to 15 characters, not . or .., no '/', ':', ',' or blanks)
-xps-steer: /etc/xps-steer.conf:9: empty section name" "$errtext"
+	expect_eq "messages" "xps-steer: apply: /etc/xps-steer.conf:1: [eth0]: neither a policy nor tx-<n> lines: say how to steer (policy = cache, or tx-0 = 0-3 ...)
+xps-steer: apply: /etc/xps-steer.conf:5: [eth*]: without name, mac, driver or path the section name is an interface name, taken literally; for a pattern write name = eth*
+xps-steer: apply: /etc/xps-steer.conf:7: [a-name-much-too-long]: without name, mac, driver or path the section name is the interface name, and this is not one (1 to 15 characters, not . or .., no '/', ':', ',' or blanks)
+xps-steer: apply: /etc/xps-steer.conf:9: empty section name" "$errtext"
 	cf_expect_maps_untouched
 }
 
@@ -145,9 +145,9 @@ test_tool_config_syntax_errors() {
 	EOF
 	xs apply
 	expect_rc 2
-	expect_eq "messages" "xps-steer: /etc/xps-steer.conf:1: tx-0: outside a section ([name] first)
-xps-steer: /etc/xps-steer.conf:4: syntax error: expected [section] or key = value
-xps-steer: /etc/xps-steer.conf:5: '[' without ']'" "$errtext"
+	expect_eq "messages" "xps-steer: apply: /etc/xps-steer.conf:1: tx-0: outside a section ([name] first)
+xps-steer: apply: /etc/xps-steer.conf:4: syntax error: expected [section] or key = value
+xps-steer: apply: /etc/xps-steer.conf:5: '[' without ']'" "$errtext"
 	cf_expect_maps_untouched
 }
 
@@ -167,12 +167,12 @@ test_tool_config_errors_in_conf_d() {
 	EOF
 	xs apply
 	expect_rc 2
-	expect_eq "messages" "xps-steer: /etc/xps-steer.d/10-a.conf:2: tx-0: 'all' is not a CPU list (like 0-3,8; none for no CPU)
-xps-steer: /etc/xps-steer.d/20-b.conf:1: [ens5]: neither a policy nor tx-<n> lines: say how to steer (policy = cache, or tx-0 = 0-3 ...)" "$errtext"
+	expect_eq "messages" "xps-steer: apply: /etc/xps-steer.d/10-a.conf:2: tx-0: 'all' is not a CPU list (like 0-3,8; none for no CPU)
+xps-steer: apply: /etc/xps-steer.d/20-b.conf:1: [ens5]: neither a policy nor tx-<n> lines: say how to steer (policy = cache, or tx-0 = 0-3 ...)" "$errtext"
 	cf_expect_maps_untouched
 	xs apply --config "$T_DIR/missing.conf"
 	expect_rc 2
-	expect_eq "missing --config" "xps-steer: $T_DIR/missing.conf: cannot read (No such file or directory)" "$errtext"
+	expect_eq "missing --config" "xps-steer: apply: $T_DIR/missing.conf: cannot read (No such file or directory)" "$errtext"
 }
 
 # An indented line is a key of its own, not the previous value's
@@ -322,5 +322,5 @@ test_tool_config_bad_fixed_name() {
 	EOF2
 	xs apply --dry-run
 	expect_rc 2
-	expect_eq "message" "xps-steer: /etc/xps-steer.conf:1: [uplink]: name = this-name-is-too-long is not an interface name (1 to 15 characters, not . or .., no '/', ':', ',' or blanks)" "$errtext"
+	expect_eq "message" "xps-steer: apply: /etc/xps-steer.conf:1: [uplink]: name = this-name-is-too-long is not an interface name (1 to 15 characters, not . or .., no '/', ':', ',' or blanks)" "$errtext"
 }

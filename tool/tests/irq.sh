@@ -166,14 +166,14 @@ test_tool_irq_none_found() {
 	fake_attached eth0 2
 	xs auto eth0 --policy irq
 	expect_rc 1
-	expect_eq "no /proc/interrupts" "xps-steer: eth0: policy irq: no transmit queue IRQs found for eth0" "$errtext"
+	expect_eq "no /proc/interrupts" "xps-steer: auto: eth0: policy irq: no transmit queue IRQs found for eth0" "$errtext"
 	expect_eq "no table" "" "$out"
 	irq_proc "50 eth1-TxRx-0" "51 eth0-rx-0" "52 eth0-TxRx-x"
 	irq_aff 50 0
 	irq_aff 51 1
 	xs auto eth0 --policy irq
 	expect_rc 1
-	expect_eq "no match" "xps-steer: eth0: policy irq: no transmit queue IRQs found for eth0" "$errtext"
+	expect_eq "no match" "xps-steer: auto: eth0: policy irq: no transmit queue IRQs found for eth0" "$errtext"
 	expect_eq "map untouched" "tx-0
 tx-1" "$(cat "$(R /sys/kernel/xps_steer/eth0/map)")"
 }

@@ -399,12 +399,12 @@ test_tool_policy_kernel_backend_offline() {
 	expect_eq "table" "tx-0 0-1
 tx-1 2" "$out"
 	expect_eq "stderr" "note: CPU 3 offline: the kernel's xps_cpus cannot hold it, so it is left out of the map written and compared (write the map again once it is online)
-xps-steer: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused the device); driver bnx2x may rewrite it on CPU hotplug or ethtool -L" "$errtext"
+xps-steer: auto: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused the device); driver bnx2x may rewrite it on CPU hotplug or ethtool -L" "$errtext"
 	expect_eq "tx-1" "$(hexmask 4 2)" "$(cat "$(R /sys/class/net/eth1/queues/tx-1/xps_cpus)")"
 	# A CPU beyond the possible ones is not "offline": still refused.
 	xs auto eth1 --policy one-to-one --topology "$TOPO/2s-16c-smt2.xml"
 	expect_rc 1
-	expect_eq "impossible CPU" "xps-steer: eth1: tx-0: CPU 62 is not a possible CPU (0-3)" "$(grep 'not a possible' <<<"$errtext")"
+	expect_eq "impossible CPU" "xps-steer: auto: eth1: tx-0: CPU 62 is not a possible CPU (0-3)" "$(grep 'not a possible' <<<"$errtext")"
 	expect_eq "tx-1 untouched" "$(hexmask 4 2)" "$(cat "$(R /sys/class/net/eth1/queues/tx-1/xps_cpus)")"
 	fake_netdev eth0 2 virtio_net 52:54:00:aa:bb:01 0000:00:03.0
 	po_attached eth0 2
@@ -425,7 +425,7 @@ test_tool_policy_kernel_backend() {
 	expect_rc 0
 	expect_eq "table" "tx-0 0-1
 tx-1 2-3" "$out"
-	expect_eq "warning" "xps-steer: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused the device); driver bnx2x may rewrite it on CPU hotplug or ethtool -L" "$errtext"
+	expect_eq "warning" "xps-steer: auto: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused the device); driver bnx2x may rewrite it on CPU hotplug or ethtool -L" "$errtext"
 	expect_eq "tx-0" "$(hexmask 4 0-1)" "$(cat "$(R /sys/class/net/eth1/queues/tx-0/xps_cpus)")"
 	expect_eq "tx-1" "$(hexmask 4 2-3)" "$(cat "$(R /sys/class/net/eth1/queues/tx-1/xps_cpus)")"
 }
@@ -436,11 +436,12 @@ test_tool_policy_bad_input() {
 	po_attached eth0 4
 	xs auto eth0 --policy fastest --topology "$TOPO/1s-4c.xml"
 	expect_rc 2
-	expect_eq "unknown policy" "xps-steer: policy 'fastest' is not one of one-to-one, cache, numa, irq" "$errtext"
+	expect_eq "unknown policy" "xps-steer: auto: policy 'fastest' is not one of one-to-one, cache, numa, irq" "$errtext"
 	expect_eq "nothing printed" "" "$out"
 	xs auto eth0 --dry-run
 	expect_rc 2
-	expect_eq "no policy" "xps-steer: usage: xps-steer auto DEV --policy one-to-one|cache|numa|irq [--dry-run] [--json] [--topology FILE]" "$errtext"
+	expect_eq "no policy" "xps-steer: auto: --policy is required
+usage: xps-steer auto DEV --policy POLICY [--dry-run] [--json] [--topology FILE]" "$(head -n 2 <<<"$errtext")"
 	xs auto --policy cache
 	expect_rc 2
 	xs auto eth0 eth1 --policy cache
@@ -449,15 +450,15 @@ test_tool_policy_bad_input() {
 	expect_rc 2
 	xs auto eth9 --policy cache --topology "$TOPO/1s-4c.xml"
 	expect_rc 3
-	expect_eq "unknown device" "xps-steer: eth9: no such device" "$errtext"
+	expect_eq "unknown device" "xps-steer: auto: eth9: no such device" "$errtext"
 	fake_netdev eth2 2 igb 52:54:00:12:34:57 0000:01:00.1 0
 	xs auto eth2 --policy cache --topology "$TOPO/1s-4c.xml"
 	expect_rc 3
-	expect_eq "not listed" "xps-steer: eth2: not in xps_steer's device list: \`xps-steer attach eth2\` first (or --dry-run to see the map)" "$errtext"
+	expect_eq "not listed" "xps-steer: auto: eth2: not in xps_steer's device list: \`xps-steer attach eth2\` first (or --dry-run to see the map)" "$errtext"
 	expect_eq "not listed, no table" "" "$out"
 	xs auto eth0 --policy cache --topology "$T_DIR/missing.xml"
 	expect_rc 1
-	expect_eq "bad topology" "xps-steer: $T_DIR/missing.xml: cannot load the topology (No such file or directory)" "$errtext"
+	expect_eq "bad topology" "xps-steer: auto: $T_DIR/missing.xml: cannot load the topology (No such file or directory)" "$errtext"
 	expect_eq "map untouched" "tx-0
 tx-1
 tx-2
@@ -476,7 +477,7 @@ test_tool_policy_write_errors() {
 	fake_attached eth0 4
 	xs auto eth0 --policy cache --topology "$TOPO/2s-16c-smt2.xml"
 	expect_rc 1
-	expect_eq "impossible CPU" "xps-steer: eth0: tx-0: CPU 39 is not a possible CPU (0-3)" "$errtext"
+	expect_eq "impossible CPU" "xps-steer: auto: eth0: tx-0: CPU 39 is not a possible CPU (0-3)" "$errtext"
 	expect_eq "map untouched" "tx-0
 tx-1
 tx-2
@@ -487,9 +488,9 @@ tx-3" "$(po_map eth0)"
 	mkdir "$(R /sys/class/net/eth1/queues/tx-1/xps_cpus)"
 	xs auto eth1 --policy cache --topology "$TOPO/1s-4c.xml"
 	expect_rc 1
-	expect_eq "rejected" "xps-steer: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused the device); driver bnx2x may rewrite it on CPU hotplug or ethtool -L
-xps-steer: eth1: tx-1: xps_cpus write rejected (Is a directory)
-xps-steer: eth1: tx-0: written before tx-1 refused, now back as they were: the device's masks are unchanged" "$errtext"
+	expect_eq "rejected" "xps-steer: auto: warning: eth1: writing the kernel's own xps_cpus (xps_steer refused the device); driver bnx2x may rewrite it on CPU hotplug or ethtool -L
+xps-steer: auto: eth1: tx-1: xps_cpus write rejected (Is a directory)
+xps-steer: auto: eth1: tx-0: written before tx-1 refused, now back as they were: the device's masks are unchanged" "$errtext"
 	expect_eq "tx-0 put back" "$(hexmask 4 "")" "$(cat "$(R /sys/class/net/eth1/queues/tx-0/xps_cpus)")"
 }
 

@@ -63,7 +63,7 @@ test_tool_status_unknown_device() {
 	status_fixture
 	xs status nosuch0
 	expect_rc 3
-	expect_eq "message" "xps-steer: nosuch0: no such device, and not in xps_steer's device list" "$errtext"
+	expect_eq "message" "xps-steer: status: nosuch0: no such device, and not in xps_steer's device list" "$errtext"
 }
 
 test_tool_status_not_loaded() {
@@ -110,18 +110,18 @@ test_tool_set_bad_input() {
 	status_fixture
 	xs set eth0 tx-x 1
 	expect_rc 2
-	expect_eq "queue" "xps-steer: eth0: 'tx-x' is not a queue (N or tx-N)" "$errtext"
+	expect_eq "queue" "xps-steer: set: eth0: 'tx-x' is not a queue (N or tx-N)" "$errtext"
 	xs set eth0 1 1-z
 	expect_rc 2
-	expect_eq "list" "xps-steer: eth0: '1-z' is not a CPU list (like 0-3,8; none for no CPU)" "$errtext"
+	expect_eq "list" "xps-steer: set: eth0: '1-z' is not a CPU list (like 0-3,8; none for no CPU)" "$errtext"
 	for bad in 3-1 1,,2 1-2-3 ,1 "1," 4294967296 65536 "1 2" 1-; do
 		xs set eth0 1 "$bad"
 		expect_rc 2
-		expect_eq "list '$bad'" "xps-steer: eth0: '$bad' is not a CPU list (like 0-3,8; none for no CPU)" "$errtext"
+		expect_eq "list '$bad'" "xps-steer: set: eth0: '$bad' is not a CPU list (like 0-3,8; none for no CPU)" "$errtext"
 	done
 	xs set eth0 9 1
 	expect_rc 2
-	expect_eq "range" "xps-steer: eth0: no queue tx-9: the device has 4" "$errtext"
+	expect_eq "range" "xps-steer: set: eth0: no queue tx-9: the device has 4" "$errtext"
 	xs set eth9 0 1
 	expect_rc 3
 	xs set lo 0 1
@@ -177,7 +177,7 @@ test_tool_set_kernel_beyond_possible() {
 	status_fixture
 	xs set eth1 0 1,33
 	expect_rc 1
-	expect_eq "message" "xps-steer: eth1: tx-0: write rejected (Numerical result out of range): a CPU beyond the possible CPUs" \
+	expect_eq "message" "xps-steer: set: eth1: tx-0: write rejected (Numerical result out of range): a CPU beyond the possible CPUs" \
 		"$(grep -v warning <<<"$errtext")"
 	expect_eq "file unchanged" "0" "$(cat "$(R /sys/class/net/eth1/queues/tx-0/xps_cpus)")"
 }
@@ -225,7 +225,7 @@ test_tool_bad_interface_names() {
 			fi
 			xs "${args[@]}"
 			expect_rc 2
-			expect_eq "$cmd '$bad'" "xps-steer: '$bad' is not an interface name ($why)" "$errtext"
+			expect_eq "$cmd '$bad'" "xps-steer: ${args[0]}: '$bad' is not an interface name ($why)" "$errtext"
 			expect_eq "$cmd '$bad': stdout" "" "$out"
 		done
 	done
@@ -239,7 +239,7 @@ tx-1" "$(cat "$(R /sys/kernel/xps_steer/eth0/map)")"
 	printf '[a,b]\ntx-0 = 1\n' >"$(R /etc/xps-steer.conf)"
 	xs apply
 	expect_rc 2
-	expect_eq "config" "xps-steer: /etc/xps-steer.conf:1: [a,b]: without name, mac, driver or path the section name is the interface name, and this is not one ($why)" "$errtext"
+	expect_eq "config" "xps-steer: apply: /etc/xps-steer.conf:1: [a,b]: without name, mac, driver or path the section name is the interface name, and this is not one ($why)" "$errtext"
 }
 
 # A guarded device (the module's status line says mode=guard, why, and the
@@ -295,7 +295,7 @@ test_tool_attach_guard() {
 	expect_eq "back to the default" "eth0,eth1,eth9,eth5:guard" "$(cat "$(R /sys/module/xps_steer/parameters/dev)")"
 	xs attach eth6:steer
 	expect_rc 2
-	expect_eq "message" "xps-steer: 'eth6:steer' is not an interface name (1 to 15 characters, not . or .., no '/', ':', ',' or blanks)" "$errtext"
+	expect_eq "message" "xps-steer: attach: 'eth6:steer' is not an interface name (1 to 15 characters, not . or .., no '/', ':', ',' or blanks)" "$errtext"
 	expect_eq "unchanged" "eth0,eth1,eth9,eth5:guard" "$(cat "$(R /sys/module/xps_steer/parameters/dev)")"
 	xs detach eth5
 	expect_rc 0

@@ -68,12 +68,12 @@ test_tool_verify_bad_input() {
 	verify_fixture
 	xs verify eth0 0
 	expect_rc 2
-	expect_eq "seconds" "xps-steer: eth0: SECONDS must be 1 to 3600, not '0'" "$errtext"
+	expect_eq "seconds" "xps-steer: verify: eth0: SECONDS must be 1 to 3600, not '0'" "$errtext"
 	xs verify nosuch0 1
 	expect_rc 3
 	xs verify eth0 1
 	expect_rc 1
-	expect_eq "no tracefs" "xps-steer: eth0: tracefs with net/net_dev_start_xmit not found (mount -t tracefs nodev /sys/kernel/tracing)" "$errtext"
+	expect_eq "no tracefs" "xps-steer: verify: eth0: tracefs with net/net_dev_start_xmit not found (mount -t tracefs nodev /sys/kernel/tracing)" "$errtext"
 }
 
 # A task may name itself anything: "[3]" or "queue_mapping=2" in its name
@@ -112,7 +112,7 @@ test_tool_verify_stale_instances() {
 		"$inst/xps-steer-verify-1-$dead" "$inst/other"
 	xs verify eth0 1
 	expect_rc 4
-	expect_eq "stderr" "xps-steer: warning: removed trace instance xps-steer-verify-$ns-$dead: its verify (PID $dead) was killed before it could
+	expect_eq "stderr" "xps-steer: verify: warning: removed trace instance xps-steer-verify-$ns-$dead: its verify (PID $dead) was killed before it could
 eth0: recording transmits for 1 s..." "$errtext"
 	[[ $out == *"FAIL: no packets seen"* ]] || fail "verdict: $out"
 	expect_eq "instances left" "other
@@ -122,8 +122,11 @@ xps-steer-verify-$ns-$$" "$(LC_ALL=C ls "$inst")"
 
 # SIGINT, SIGTERM or SIGHUP while recording: the trace instance is
 # removed, then verify dies of the signal (exit status 128 + N, as the
-# shell expects). A background job of this shell starts with SIGINT
-# ignored (and verify keeps it so, as nohup wants): env resets it.
+# shell expects). verify keeps a signal it was started with ignored
+# ignored, as nohup wants; a background job of this shell starts with
+# SIGINT ignored, and the suite itself may have been started with any of
+# the three ignored (under nohup, SIGHUP): env gives verify all three at
+# their default, whatever this shell inherited.
 test_tool_verify_signal_cleanup() {
 	verify_fixture
 	vf_tracefs
@@ -131,7 +134,7 @@ test_tool_verify_signal_cleanup() {
 	ns=$(stat -L -c %i /proc/self/ns/pid)
 	inst=$(R /sys/kernel/tracing/instances)
 	for sig in INT TERM HUP; do
-		env --default-signal=INT "$XS" verify eth0 60 >"$T_DIR/out" 2>"$T_DIR/err" &
+		env --default-signal=INT,TERM,HUP "$XS" verify eth0 60 >"$T_DIR/out" 2>"$T_DIR/err" &
 		pid=$!
 		for ((i = 0; i < 100; i++)); do
 			[ -e "$inst/xps-steer-verify-$ns-$pid/trace" ] && break
@@ -145,6 +148,6 @@ test_tool_verify_signal_cleanup() {
 		expect_eq "$sig: exit status" "$want" "$rc"
 		expect_eq "$sig: instances" "" "$(LC_ALL=C ls "$inst")"
 		expect_eq "$sig: stderr" "eth0: recording transmits for 60 s...
-xps-steer: eth0: interrupted by SIG$sig: trace instance removed" "$(cat "$T_DIR/err")"
+xps-steer: verify: eth0: interrupted by SIG$sig: trace instance removed" "$(cat "$T_DIR/err")"
 	done
 }
