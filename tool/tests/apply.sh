@@ -19,12 +19,7 @@ ap_conf() {
 
 # eth0 attached (4 queues, 3 active), eth1 refused (2 queues), 4 CPUs.
 ap_fixture() {
-	fake_cpus 4
-	fake_netdev eth0 3 virtio_net 52:54:00:aa:bb:01 0000:00:03.0
-	fake_netdev eth1 2 bnx2x 52:54:00:aa:bb:02 0000:00:04.0
-	fake_module "eth0 attached queues=4 active=3 hook=installed name=eth0" \
-		"eth1 refused reason=own-select-queue"
-	fake_attached eth0 4 3
+	fake_attached_and_refused
 	printf 'tx-0\ntx-1\ntx-2\ntx-3 3\n' >"$(R /sys/kernel/xps_steer/eth0/map)"
 }
 

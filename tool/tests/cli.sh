@@ -25,13 +25,8 @@ CLI_USAGE=(
 # eth0 attached (4 queues, 3 in use), eth1 refused, eth2 not listed; a
 # configuration for eth0 and eth1 and a trace of eth0 beside the root.
 cli_fixture() {
-	fake_cpus 4
-	fake_netdev eth0 3 virtio_net 52:54:00:aa:bb:01 0000:00:03.0
-	fake_netdev eth1 2 bnx2x 52:54:00:aa:bb:02 0000:00:04.0
+	fake_attached_and_refused
 	fake_netdev eth2 2 virtio_net 52:54:00:aa:bb:03 0000:00:05.0
-	fake_module "eth0 attached queues=4 active=3 hook=installed name=eth0" \
-		"eth1 refused reason=own-select-queue"
-	fake_attached eth0 4 3
 	printf 'tx-0 0\ntx-1 1\ntx-2 2-3\ntx-3 3\n' >"$(R /sys/kernel/xps_steer/eth0/map)"
 	printf '[eth0]\ntx-0 = 1\ntx-1 = 2-3\n[eth1]\ntx-1 = 2\n' >"$T_DIR/cli.conf"
 	{

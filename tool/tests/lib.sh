@@ -104,6 +104,17 @@ fake_module() {
 	mkdir -p "$(R /sys/kernel/xps_steer)"
 }
 
+# eth0 attached (virtio_net, 4 queues, 3 in use), eth1 refused (bnx2x,
+# its own ndo_select_queue, 2 queues), on 4 CPUs.
+fake_attached_and_refused() {
+	fake_cpus 4
+	fake_netdev eth0 3 virtio_net 52:54:00:aa:bb:01 0000:00:03.0
+	fake_netdev eth1 2 bnx2x 52:54:00:aa:bb:02 0000:00:04.0
+	fake_module "eth0 attached queues=4 active=3 hook=installed name=eth0" \
+		"eth1 refused reason=own-select-queue"
+	fake_attached eth0 4 3
+}
+
 fake_attached() {
 	local ifn=$1 nq=$2 active=${3:-$2} d q ncpu
 	ncpu=$(sed 's/.*-//' "$(R /sys/devices/system/cpu/possible)")
