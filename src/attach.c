@@ -568,7 +568,8 @@ static int guard_netdev_event(struct notifier_block *nb, unsigned long event,
 /*
  * Ahead of the stack's own handlers (priority 0): the routes of a device
  * that comes up return in fib's NETDEV_UP, so no routed packet leaves on
- * a map the driver rewrote inside ndo_open before it is restored.
+ * a map the driver rewrote inside ndo_open before it is restored. Its own
+ * block, so that attach and detach keep their place behind the stack's.
  */
 static struct notifier_block guard_notifier = {
 	.notifier_call = guard_netdev_event,

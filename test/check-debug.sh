@@ -52,8 +52,14 @@ if [[ -n $spec ]]; then
 	done
 	suite_sel=${suite_sel%,}
 	[[ -z $stress_sel ]] || stress_sel+=stress_final
-	[[ -n $suite_sel ]] || [[ $only == stress ]] || only=stress
-	[[ -n $stress_sel ]] || [[ $only == suite ]] || only=suite
+	# Only the suites T= names a test of; never a whole suite for none.
+	if [[ -z $suite_sel ]]; then
+		[[ $only != suite ]] || die_usage "T=$spec names no test of the suite, and XPS_STEER_DEBUG_ONLY=suite"
+		only=stress
+	elif [[ -z $stress_sel ]]; then
+		[[ $only != stress ]] || die_usage "T=$spec names no stress test, and XPS_STEER_DEBUG_ONLY=stress"
+		only=suite
+	fi
 fi
 out=${XPS_STEER_OUT:-$(mktemp -d /tmp/xps_steer-debug.XXXXXX)}
 mkdir -p "$out"

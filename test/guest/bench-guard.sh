@@ -139,26 +139,6 @@ gw_map_ok() {
 	done
 }
 
-# gw_traffic_start DEV ADDR CPU...: one sender per CPU, pinned, 20
-# datagrams every 10 ms over 64 flows, CPU c's of GW_BASE + c bytes, until
-# gw_traffic_stop.
-gw_traffic_start() {
-	local dev=$1 dst=$2 c
-	shift 2
-	rm -f "$W/gw.stop"
-	GW_PIDS=()
-	for c in "$@"; do
-		taskset "$(cpumask "$c")" udpflood -d "$dst" -p 9000 -f 64 -n 20 -g 10 \
-			-s $((GW_BASE + c)) -S "$W/gw.stop" >"$W/gw.flood.$c" 2>&1 </dev/null &
-		GW_PIDS+=($!)
-	done
-}
-
-gw_traffic_stop() {
-	touch "$W/gw.stop"
-	waitall "${GW_PIDS[@]}"
-}
-
 # gw_event TRIGGER DEV QUEUES MASKS CMD...: one event, traced: CMD (the
 # rewrite), then until the kernel's map reads MASKS again (10 s at most),
 # then 200 ms more for frames queued before the restore. QUEUES is
@@ -210,14 +190,11 @@ gw_event() {
 	echo "BENCH gwin trigger=$trig dev=$dev $res"
 }
 
-# stats of xps_steer's DEV: the sum of the lines named PREFIX*
-gw_stat() { awk -v p="$2" 'index($1, p) == 1 { t += $2 } END { print t + 0 }' "$XS/$1/stats"; }
-
 # gw_phase DEV: note DEV's fights and restores; gw_phase_end TRIGGER DEV:
 # one line BENCH gwstat with what they grew by since.
-gw_phase() { GW_F0=$(gw_stat "$1" fights_by_) GW_R0=$(gw_stat "$1" restored_by_); }
+gw_phase() { GW_F0=$(stat_sum "$1" fights_by_) GW_R0=$(stat_sum "$1" restored_by_); }
 gw_phase_end() {
-	echo "BENCH gwstat trigger=$1 fights=$(($(gw_stat "$2" fights_by_) - GW_F0)) restores=$(($(gw_stat "$2" restored_by_) - GW_R0))"
+	echo "BENCH gwstat trigger=$1 fights=$(($(stat_sum "$2" fights_by_) - GW_F0)) restores=$(($(stat_sum "$2" restored_by_) - GW_R0))"
 }
 
 # The notifier: bnxlike writes its default map (queue q: CPU q) inside
@@ -234,7 +211,7 @@ gw_notifier() {	# EVENTS
 	echo 0 >/sys/module/xps_steer/parameters/guard_interval_ms
 	set_masks bnx0 8 4 2 1 0
 	echo 1 >/sys/module/bnxlike/parameters/map_on_open
-	gw_traffic_start bnx0 10.9.5.2 0 1 2 3
+	sized_senders_start 10.9.5.2 $GW_BASE 0 1 2 3
 	sleep "$GW_GAP_S"	# the masks' own write: a rewrite now would be a fight
 	gw_phase bnx0
 	for ((i = 1; i <= $1; i++)); do
@@ -242,7 +219,7 @@ gw_notifier() {	# EVENTS
 		gw_event notifier bnx0 "0:3 1:2 2:1 3:0" "8 4 2 1" ip link set bnx0 up
 		sleep "$GW_GAP_S"
 	done
-	gw_traffic_stop
+	sized_senders_stop
 	gw_phase_end notifier bnx0
 	gw_fight
 	run modprobe -r xps_steer
@@ -259,7 +236,7 @@ gw_fight() {
 	local r0 f0 n total
 	local -a durs
 	echo $GW_PERIOD_MS >/sys/module/xps_steer/parameters/guard_interval_ms
-	r0=$(gw_stat bnx0 restored_by_) f0=$(gw_stat bnx0 fights_by_)
+	r0=$(stat_sum bnx0 restored_by_) f0=$(stat_sum bnx0 fights_by_)
 	echo $GF_REWRITE_MS >/sys/module/bnxlike/parameters/fight_ms
 	gc_durations $GF_SECS >"$W/gc.durs"
 	mapfile -t durs <"$W/gc.durs"
@@ -267,7 +244,7 @@ gw_fight() {
 	n=${#durs[@]}
 	total=$(printf '%s\n' "${durs[@]}" | awk '{ t += $1 } END { printf "%.0f", t }')
 	echo "BENCH gfight secs=$GF_SECS rewrite_ms=$GF_REWRITE_MS period_ms=$GW_PERIOD_MS checks=$n" \
-		"restores=$(($(gw_stat bnx0 restored_by_) - r0)) fights=$(($(gw_stat bnx0 fights_by_) - f0)) check_us_total=$total"
+		"restores=$(($(stat_sum bnx0 restored_by_) - r0)) fights=$(($(stat_sum bnx0 fights_by_) - f0)) check_us_total=$total"
 }
 
 # CPU hotplug: virtio-net rewrites its map when a CPU goes offline and
@@ -278,7 +255,7 @@ gw_hotplug() {	# EVENTS
 	load_module eth0:guard
 	echo 0 >/sys/module/xps_steer/parameters/guard_interval_ms
 	set_masks eth0 8 4 2 1
-	gw_traffic_start eth0 10.9.0.2 0 1 2
+	sized_senders_start 10.9.0.2 $GW_BASE 0 1 2
 	sleep "$GW_GAP_S"
 	gw_phase eth0
 	for ((i = 1; i <= $1; i++)); do
@@ -287,7 +264,7 @@ gw_hotplug() {	# EVENTS
 		gw_event cpu_online eth0 "0:3 1:2 2:1" "8 4 2 1" put /sys/devices/system/cpu/cpu3/online 1
 		sleep "$GW_GAP_S"
 	done
-	gw_traffic_stop
+	sized_senders_stop
 	gw_phase_end hotplug eth0
 }
 
@@ -298,13 +275,13 @@ GW_PERIOD_MS=200
 gw_periodic() {	# EVENTS
 	local i
 	echo $GW_PERIOD_MS >/sys/module/xps_steer/parameters/guard_interval_ms
-	gw_traffic_start eth0 10.9.0.2 0 1 2 3
+	sized_senders_start 10.9.0.2 $GW_BASE 0 1 2 3
 	gw_phase eth0
 	for ((i = 1; i <= $1; i++)); do
 		gw_event periodic eth0 "0:3 1:2 2:1 3:0" "8 4 2 1" put /sys/class/net/eth0/queues/tx-0/xps_cpus f
 		sleep "$GW_GAP_S"
 	done
-	gw_traffic_stop
+	sized_senders_stop
 	gw_phase_end periodic eth0
 	run modprobe -r xps_steer
 }

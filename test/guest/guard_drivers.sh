@@ -95,12 +95,6 @@ bnx_special_check() {
 	diag "$1: ethertype 0x88b5 on the special queue, IPv4 on the map (tx_counts $(cat "$BNXP/tx_counts"))"
 }
 
-# bnx_stat_sum PREFIX: the sum of bnx0's stats lines whose names start
-# with PREFIX.
-bnx_stat_sum() {
-	awk -v p="$1" 'index($1, p) == 1 { n += $2 } END { print n + 0 }' "$XS/bnx0/stats"
-}
-
 # bnx_backoff_is MS: bnx0's stats read backoff_ms MS (silent).
 bnx_backoff_is() {
 	[ "$(gstat bnx0 backoff_ms)" = "$1" ]
@@ -188,8 +182,7 @@ t_guard_bnxlike_map_on_open_cleanup() {
 }
 
 t_guard_bnxlike_open_traffic() {
-	local i c e off total stop=$W/open.stop base=200
-	local -a pids=()
+	local i c e off total base=200
 	fx_testmod bnxlike bnx0 10.9.5.1 || return
 	# No neighbour to resolve: frames flow the moment a route is back.
 	must ip link set bnx0 arp off || return
@@ -197,29 +190,22 @@ t_guard_bnxlike_open_traffic() {
 	set_masks bnx0 "${BNX_MASKS[@]}" || return
 	echo 1 >"$BNXP/map_on_open" || { fail "cannot write $BNXP/map_on_open"; return; }
 	e=$(gstat bnx0 restored_by_event)
-	rm -f "$stop"
 	trace_start bnx0
-	# CPU c's datagrams are base + c bytes: the frame names its sender.
-	for c in "${CPUS[@]}"; do
-		pin "$c" udpflood -d 10.9.5.2 -p 9000 -f 64 -n 10 -g 10 -s $((base + c)) -S "$stop" \
-			>"$W/open.$c" 2>&1 &
-		pids+=($!)
-	done
+	sized_senders_start 10.9.5.2 $base "${CPUS[@]}"
 	for i in 1 2 3 4 5 6 7 8 9 10; do
 		if ! must ip link set bnx0 down || ! sleep 0.2 || ! must ip link set bnx0 up; then
 			break
 		fi
 		sleep 0.3
 	done
-	touch "$stop"
-	wait "${pids[@]}"
+	sized_senders_stop
 	trace_stop
 	((i == 10)) || return
 	sender_table bnx0 $((base + 42)) >"$W/open.tbl"
 	total=$(tbl_total "$W/open.tbl")
 	for c in "${CPUS[@]}"; do
 		[ -n "$(tbl_queues "$W/open.tbl" "$c")" ] ||
-			{ fail "no frame of CPU $c's sender in the trace: $(cat "$W/open.$c")"; return; }
+			{ fail "no frame of CPU $c's sender in the trace: $(cat "$W/sender.$c")"; return; }
 	done
 	off=$(awk '$2 != 3 - $1 { t += $3 } END { print t + 0 }' "$W/open.tbl")
 	diag "10 down/up cycles: $total frames, sender CPU x queue:"
@@ -272,8 +258,8 @@ t_guard_bnxlike_fight() {
 	modprobe_ok load xps_steer dev=bnx0 guard_interval_ms=200 || return
 	set_masks bnx0 "${BNX_MASKS[@]}" || return
 	expect_kmasks "attached" bnx0 "${BNX_MASKS[@]}" || return
-	r=$(bnx_stat_sum restored_by_)
-	f=$(bnx_stat_sum fights_by_)
+	r=$(stat_sum bnx0 restored_by_)
+	f=$(stat_sum bnx0 fights_by_)
 	xw - "$BNXP/fight_ms" 50
 	[ "${XW%% *}" = ok ] || { fail "writing 50 to fight_ms gave '$XW'"; return; }
 	sleep 6
@@ -282,11 +268,11 @@ t_guard_bnxlike_fight() {
 	diag "bnx0 stats after 6 s of fighting: $(tr '\n' ' ' <"$XS/bnx0/stats")"
 	# A restore at each 200 ms check would be 30; backed off (0.25, 0.5,
 	# 1, 2, then 4 s apart) about 5.
-	n=$(($(bnx_stat_sum restored_by_) - r))
+	n=$(($(stat_sum bnx0 restored_by_) - r))
 	if [ "$n" -lt 2 ] || [ "$n" -gt 12 ]; then
 		fail "6 s of fighting: $n restores, expected 2 to 12 (backed off)"
 	fi
-	[ "$(bnx_stat_sum fights_by_)" -gt "$f" ] ||
+	[ "$(stat_sum bnx0 fights_by_)" -gt "$f" ] ||
 		fail "6 s of fighting: no fight counted ($f)"
 	[ "$(gstat bnx0 backoff_ms)" -ge 1000 ] 2>/dev/null ||
 		fail "6 s of fighting: backoff_ms reads '$(gstat bnx0 backoff_ms)', expected 1000 or more"

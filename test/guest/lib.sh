@@ -917,6 +917,33 @@ steer_check() {
 
 cpumask() { printf '%x' $((1 << $1)); }
 
+# stat_sum DEV PREFIX: the sum of xps_steer's stats lines of DEV whose
+# names start with PREFIX (restored_by_: every restore, by any trigger).
+stat_sum() {
+	awk -v p="$2" 'index($1, p) == 1 { t += $2 } END { print t + 0 }' "$XS/$1/stats"
+}
+
+# sized_senders_start DST BASE CPU...: a UDP sender per CPU, pinned, 20
+# datagrams every 10 ms over 64 flows, until sized_senders_stop. CPU c's
+# datagrams are BASE + c bytes, so each frame names its sender
+# (sender_table). Output in $W/sender.<cpu>.
+sized_senders_start() {
+	local dst=$1 base=$2 c
+	shift 2
+	rm -f "$W/senders.stop"
+	SENDER_PIDS=()
+	for c in "$@"; do
+		taskset "$(cpumask "$c")" udpflood -d "$dst" -p 9000 -f 64 -n 20 -g 10 \
+			-s $((base + c)) -S "$W/senders.stop" >"$W/sender.$c" 2>&1 </dev/null &
+		SENDER_PIDS+=($!)
+	done
+}
+
+sized_senders_stop() {
+	touch "$W/senders.stop"
+	wait "${SENDER_PIDS[@]}" || true
+}
+
 pin() {		# CPU CMD...: run CMD on CPU only
 	local c
 	c=$1

@@ -781,12 +781,6 @@ nic_guard_keeps_map() {
 	no_splat
 }
 
-# stats_sum PREFIX: the sum of DEV's stats lines whose names start with
-# PREFIX.
-stats_sum() {
-	awk -v p="$1" 'index($1, p) == 1 { t += $2 } END { print t + 0 }' "$XS/$DEV/stats"
-}
-
 nic_guard_hotplug_loop() {
 	local -a want
 	local hot i ev=0 t0 t1 r0 f0 c0 r f c bound
@@ -799,7 +793,7 @@ nic_guard_hotplug_loop() {
 	set_masks "$DEV" "${want[@]}" || return
 	kmap_is "${want[@]}" || { fail "the kernel's xps_cpus read '$(kread_masks)', expected '${want[*]}'"; return; }
 	hot=${CPUS[-1]}
-	r0=$(stats_sum restored_by_) f0=$(stats_sum fights_by_) c0=$(stats_sum checks)
+	r0=$(stat_sum "$DEV" restored_by_) f0=$(stat_sum "$DEV" fights_by_) c0=$(stat_sum "$DEV" checks)
 	t0=$(now_ms)
 	for i in 1 2 3 4 5 6 7 8 9 10; do
 		if ! echo 0 >"/sys/devices/system/cpu/cpu$hot/online" ||
@@ -814,7 +808,7 @@ nic_guard_hotplug_loop() {
 	# The last restore may wait out a back-off (4 s at most).
 	wait_until 15 kmap_is "${want[@]}" ||
 		{ fail "after $ev hotplug events the kernel's xps_cpus read '$(kread_masks)' 15 s later, expected '${want[*]}'"; return; }
-	r=$(($(stats_sum restored_by_) - r0)) f=$(($(stats_sum fights_by_) - f0)) c=$(($(stats_sum checks) - c0))
+	r=$(($(stat_sum "$DEV" restored_by_) - r0)) f=$(($(stat_sum "$DEV" fights_by_) - f0)) c=$(($(stat_sum "$DEV" checks) - c0))
 	diag "$ev hotplug events of CPU $hot in $((t1 - t0)) ms: $r restores, $f fights, $c checks; stats: $(tr '\n' ' ' <"$XS/$DEV/stats")"
 	# One restore per event, one per 200 ms period of the loop and of the
 	# wait: more would be a guard chasing its own tail.
